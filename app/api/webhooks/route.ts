@@ -1,0 +1,28 @@
+// POST /api/webhooks: install lifecycle webhooks (contract §6). The raw bytes are verified before
+// anything parses them; lib/webhooks/receive.ts does the work. Other methods get 405 from Next.js.
+import { NextResponse } from "next/server";
+import { env } from "@/lib/env";
+import { BodyTooLargeError, readBodyWithLimit } from "@/lib/http/read-body";
+import { logger } from "@/lib/log";
+import { receiveWebhook } from "@/lib/webhooks/receive";
+import { WEBHOOK_SIGNATURE_HEADER } from "@/lib/webhooks/signature";
+
+export const dynamic = "force-dynamic";
+
+export async function POST(request: Request): Promise<NextResponse> {
+  let rawBody: Uint8Array;
+  try {
+    rawBody = await readBodyWithLimit(request, env().WEBHOOK_MAX_BODY_BYTES);
+  } catch (error) {
+    if (error instanceof BodyTooLargeError) return NextResponse.json({ status: "body_too_large" }, { status: 413 });
+    return NextResponse.json({ status: "unreadable_body" }, { status: 400 });
+  }
+  try {
+    const { status, body } = await receiveWebhook(rawBody, request.headers.get(WEBHOOK_SIGNATURE_HEADER));
+    return NextResponse.json(body, { status });
+  } catch (error) {
+    // Our own failure (e.g. the database is down): nothing was recorded, say so honestly.
+    logger.error({ err: error }, "webhook could not be processed");
+    return NextResponse.json({ status: "unavailable" }, { status: 503 });
+  }
+}

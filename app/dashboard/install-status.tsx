@@ -1,0 +1,53 @@
+// The install's identity and state, shown above every dashboard page.
+import type { InstallSummary } from "@/lib/installs/dashboard";
+
+const STATUS_TEXT: Record<InstallSummary["status"], { label: string; tone: string; explain?: string }> = {
+  ACTIVE: { label: "Connected", tone: "bg-emerald-100 text-emerald-800" },
+  NEEDS_REAUTH: {
+    label: "Re-authorization needed",
+    tone: "bg-amber-100 text-amber-900",
+    explain: "The app now asks for more access than you approved. Until you approve it, the app does not read your data.",
+  },
+  REINSTALL_NEEDED: {
+    label: "Re-install needed",
+    tone: "bg-red-100 text-red-800",
+    explain:
+      "The app lost its access to your data. Open the operator portal, find this app in the catalogue and connect it again.",
+  },
+  REVOKED: {
+    label: "Uninstalled",
+    tone: "bg-slate-200 text-slate-700",
+    explain: "This install was removed. To use the app again, install it from the operator portal.",
+  },
+};
+
+export function InstallStatusPanel({ install }: { install: InstallSummary }) {
+  const status = STATUS_TEXT[install.status];
+  return (
+    <section className="rounded-lg border border-slate-200 bg-white p-5" aria-label="Install">
+      <div className="flex flex-wrap items-center gap-3">
+        <h1 className="text-xl font-semibold">Operator {install.operatorId}</h1>
+        <span className={`rounded-full px-2.5 py-0.5 text-xs font-medium ${status.tone}`} data-testid="install-status">
+          {status.label}
+        </span>
+      </div>
+      <dl className="mt-3 grid grid-cols-1 gap-x-6 gap-y-1 text-sm text-slate-600 sm:grid-cols-3">
+        <div>
+          <dt className="inline">Install ID: </dt>
+          <dd className="inline font-mono" data-testid="install-id">
+            {install.installId ?? "pending"}
+          </dd>
+        </div>
+        <div>
+          <dt className="inline">Installed: </dt>
+          <dd className="inline">{install.createdAt.toISOString().slice(0, 10)}</dd>
+        </div>
+        <div>
+          <dt className="inline">Access granted: </dt>
+          <dd className="inline">{install.grantedScopes.join(", ") || "none"}</dd>
+        </div>
+      </dl>
+      {status.explain ? <p className="mt-3 text-sm text-slate-700">{status.explain}</p> : null}
+    </section>
+  );
+}

@@ -1,0 +1,43 @@
+// Every dashboard page: the signed-in operator's install and its state. Pages below render only
+// for an operator with a session; the install's status decides what they may show.
+import Link from "next/link";
+import { currentOperator } from "@/lib/auth/operator-session";
+import { env } from "@/lib/env";
+import { fetchInstallSummary } from "@/lib/installs/dashboard";
+import { InstallStatusPanel } from "./install-status";
+
+export const dynamic = "force-dynamic";
+
+export default async function DashboardLayout({ children }: { children: React.ReactNode }) {
+  const operator = await currentOperator();
+  if (!operator) {
+    const portalUrl = env().OPERATOR_PORTAL_URL;
+    return (
+      <div className="max-w-2xl rounded-lg border border-slate-200 bg-white p-6">
+        <h1 className="text-xl font-semibold">Open this app from your operator portal</h1>
+        <p className="mt-2 text-slate-600">
+          You are not signed in. Operators reach this dashboard through the operator portal, where the app is installed.
+        </p>
+        {portalUrl ? (
+          <a href={portalUrl} className="mt-4 inline-block text-brand-700 underline">
+            Open the operator portal
+          </a>
+        ) : (
+          <Link href="/" className="mt-4 inline-block text-brand-700 underline">
+            How to install
+          </Link>
+        )}
+      </div>
+    );
+  }
+  const install = await fetchInstallSummary(operator.installRowId);
+  if (!install) {
+    return <p className="text-slate-600">This install no longer exists. Install the app again from the operator portal.</p>;
+  }
+  return (
+    <div className="space-y-6">
+      <InstallStatusPanel install={install} />
+      {install.status === "ACTIVE" ? children : null}
+    </div>
+  );
+}

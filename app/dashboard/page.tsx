@@ -1,0 +1,132 @@
+// The operator's charge points, read live from the partner API with the install's token, one page
+// at a time (`page` from 0, `perPage` 1-100: public-facts.md "Lists and pagination").
+import Link from "next/link";
+import { z } from "zod";
+import { currentOperator } from "@/lib/auth/operator-session";
+import { fetchInstallChargePoints, fetchInstallSummary, type ChargePointsResult } from "@/lib/installs/dashboard";
+
+export const dynamic = "force-dynamic";
+
+const PER_PAGE_CHOICES = [10, 25, 50, 100] as const;
+
+const QuerySchema = z.object({
+  page: z.coerce.number().int().min(0).max(100_000).catch(0),
+  perPage: z.coerce
+    .number()
+    .int()
+    .refine((n) => (PER_PAGE_CHOICES as readonly number[]).includes(n))
+    .catch(10),
+});
+
+const FAILURE_TEXT: Record<Exclude<ChargePointsResult, { ok: true }>["reason"], string> = {
+  unauthorized: "The service no longer accepts this app's access. If this persists, connect the app again from the operator portal.",
+  needs_reauth: "The app needs you to approve its new access before it can read your data.",
+  forbidden: "This install was not granted access to charge points.",
+  rate_limited: "The app has made too many requests for now. Try again in a minute.",
+  unavailable: "The service did not answer. Try again in a moment.",
+  bad_request: "The app asked for something the service did not accept.",
+  not_found: "The service did not find your charge points.",
+  bad_response: "The service answered in a way the app did not understand.",
+  no_grant: "The app has no access token for this install yet. Connect the app from the operator portal.",
+  reinstall_needed: "The app lost its access to your data. Connect it again from the operator portal.",
+  not_active: "The app does not read data for this install in its current state.",
+};
+
+function pageHref(page: number, perPage: number) {
+  return `/dashboard?page=${page}&perPage=${perPage}`;
+}
+
+export default async function DashboardPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const query = QuerySchema.parse(await searchParams);
+  // The layout rendered only for a signed-in operator with an active install; re-read both here
+  // because a page must not rely on its layout for authorization.
+  const operator = await currentOperator();
+  const install = operator ? await fetchInstallSummary(operator.installRowId) : null;
+  if (!install) return null;
+
+  const result = await fetchInstallChargePoints(install, query);
+  if (!result.ok) {
+    return (
+      <p className="rounded-md border border-amber-300 bg-amber-50 p-4 text-amber-900" role="alert" data-reason={result.reason}>
+        {FAILURE_TEXT[result.reason]}
+      </p>
+    );
+  }
+  const { data, meta } = result.page;
+  const first = meta.currentPage * meta.perPage + (data.length > 0 ? 1 : 0);
+  const last = meta.currentPage * meta.perPage + data.length;
+
+  return (
+    <section className="space-y-4">
+      <div className="flex flex-wrap items-end justify-between gap-3">
+        <div>
+          <h2 className="text-lg font-semibold">Charge points</h2>
+          <p className="text-sm text-slate-600" data-testid="charge-point-count">
+            {meta.totalItemCount === 0 ? "No charge points" : `${first}–${last} of ${meta.totalItemCount}`}
+          </p>
+        </div>
+        <nav className="flex items-center gap-2 text-sm" aria-label="Page size">
+          <span className="text-slate-500">Per page:</span>
+          {PER_PAGE_CHOICES.map((n) => (
+            <Link
+              key={n}
+              href={pageHref(0, n)}
+              className={n === meta.perPage ? "font-semibold text-slate-900" : "text-brand-700 hover:underline"}
+              aria-current={n === meta.perPage ? "true" : undefined}
+            >
+              {n}
+            </Link>
+          ))}
+        </nav>
+      </div>
+
+      <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
+        <table className="min-w-full divide-y divide-slate-200 text-sm">
+          <thead className="bg-slate-50 text-left text-slate-600">
+            <tr>
+              <th className="px-4 py-2 font-medium">Name</th>
+              <th className="px-4 py-2 font-medium">EVSE ID</th>
+              <th className="px-4 py-2 font-medium">Location</th>
+              <th className="px-4 py-2 font-medium">Type</th>
+              <th className="px-4 py-2 font-medium">State</th>
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-slate-100" data-testid="charge-points">
+            {data.map((cp) => (
+              <tr key={cp.id} data-charge-point-id={cp.id}>
+                <td className="px-4 py-2 font-medium">{cp.name ?? `Charge point ${cp.id}`}</td>
+                <td className="px-4 py-2 font-mono text-xs">{cp.evseId ?? "—"}</td>
+                <td className="px-4 py-2">{cp.location?.addressLabel ?? cp.location?.address?.city ?? "—"}</td>
+                <td className="px-4 py-2 uppercase">
+                  {cp.type ?? "—"}
+                  {cp.maxKw ? ` · ${cp.maxKw} kW` : ""}
+                </td>
+                <td className="px-4 py-2">{cp.state ?? "—"}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+
+      <nav className="flex items-center justify-between text-sm" aria-label="Pagination">
+        {meta.currentPage > 0 ? (
+          <Link href={pageHref(meta.currentPage - 1, meta.perPage)} className="text-brand-700 hover:underline">
+            ← Previous
+          </Link>
+        ) : (
+          <span />
+        )}
+        <span className="text-slate-500">
+          Page {meta.currentPage + 1} of {Math.max(meta.totalPageCount, 1)}
+        </span>
+        {meta.currentPage + 1 < meta.totalPageCount ? (
+          <Link href={pageHref(meta.currentPage + 1, meta.perPage)} className="text-brand-700 hover:underline">
+            Next →
+          </Link>
+        ) : (
+          <span />
+        )}
+      </nav>
+    </section>
+  );
+}

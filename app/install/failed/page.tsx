@@ -1,0 +1,78 @@
+// Where the redirect_uri sends an operator when an install could not be completed. Each reason
+// says what happened and what to do; nothing was stored for a failed redemption.
+import { z } from "zod";
+import { env } from "@/lib/env";
+import type { InstallFailureReason } from "@/lib/installs/connect";
+
+export const dynamic = "force-dynamic";
+
+const RESTART = "Go back to the operator portal, open this app in the catalogue and select Connect again.";
+
+const MESSAGES: Record<InstallFailureReason, { title: string; body: string; action: string }> = {
+  access_denied: {
+    title: "The app was not connected",
+    body: "The consent request was declined, so the app has no access to your data.",
+    action: "If that was a mistake, " + RESTART.charAt(0).toLowerCase() + RESTART.slice(1),
+  },
+  authorization_error: {
+    title: "The connection could not be completed",
+    body: "The service reported an error before handing the connection to this app.",
+    action: RESTART,
+  },
+  code_expired: {
+    title: "This connection link has expired",
+    body: "A connection must be completed within a minute of approving it, and this one was not.",
+    action: RESTART,
+  },
+  code_used: {
+    title: "This connection link was already used",
+    body: "Each connection link works once. This one was used before (perhaps by a reload or a second tab).",
+    action: RESTART,
+  },
+  code_rejected: {
+    title: "The connection was refused",
+    body: "The service did not accept this connection link.",
+    action: RESTART,
+  },
+  app_misconfigured: {
+    title: "This app is misconfigured",
+    body: "The service did not recognise this app's credentials, so no operator can connect it right now. This is not something you can fix.",
+    action:
+      "Please tell the app's provider. They need to ask the service operator to re-issue the app's client credentials (this rotates the secret) and update the app's configuration.",
+  },
+  service_unavailable: {
+    title: "The service did not answer",
+    body: "The connection could not be completed because the service did not answer in time.",
+    action: "Wait a minute, then " + RESTART.charAt(0).toLowerCase() + RESTART.slice(1),
+  },
+  bad_request: {
+    title: "This page can only be opened by the service",
+    body: "This address is where the operator portal sends you after you approve the app. It was opened without the details the service adds.",
+    action: RESTART,
+  },
+  app_unavailable: {
+    title: "The app is having trouble",
+    body: "The app could not save your connection just now. Nothing was stored.",
+    action: "Reload this page within a minute, or " + RESTART.charAt(0).toLowerCase() + RESTART.slice(1),
+  },
+};
+
+const ReasonSchema = z.enum(Object.keys(MESSAGES) as [InstallFailureReason, ...InstallFailureReason[]]).catch("code_rejected");
+
+export default async function InstallFailedPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const reason = ReasonSchema.parse((await searchParams).reason);
+  const message = MESSAGES[reason];
+  const portalUrl = env().OPERATOR_PORTAL_URL;
+  return (
+    <div className="max-w-2xl rounded-lg border border-amber-300 bg-amber-50 p-6" role="alert" data-reason={reason}>
+      <h1 className="text-xl font-semibold">{message.title}</h1>
+      <p className="mt-2 text-slate-700">{message.body}</p>
+      <p className="mt-4 font-medium text-slate-900">{message.action}</p>
+      {portalUrl && reason !== "app_misconfigured" ? (
+        <a href={portalUrl} className="mt-4 inline-block text-brand-700 underline">
+          Open the operator portal
+        </a>
+      ) : null}
+    </div>
+  );
+}

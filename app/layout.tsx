@@ -1,0 +1,30 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import "./globals.css";
+
+export const metadata: Metadata = {
+  title: "Partner App",
+  description: "A partner app for charging-network operators, built on the partner integration service.",
+};
+
+export default function RootLayout({ children }: { children: React.ReactNode }) {
+  return (
+    <html lang="en">
+      <body className="min-h-screen bg-slate-50 font-sans text-slate-900 antialiased">
+        <header className="border-b border-slate-200 bg-white">
+          <div className="mx-auto flex max-w-5xl items-center justify-between px-6 py-4">
+            <Link href="/" className="text-lg font-semibold tracking-tight">
+              <span className="text-brand-600">⚡</span> Partner App
+            </Link>
+            <nav className="text-sm text-slate-600">
+              <Link href="/dashboard" className="hover:text-slate-900">
+                Dashboard
+              </Link>
+            </nav>
+          </div>
+        </header>
+        <main className="mx-auto max-w-5xl px-6 py-8">{children}</main>
+      </body>
+    </html>
+  );
+}

@@ -1,0 +1,38 @@
+// Operator sessions: issued by the redirect_uri callback, read by every dashboard page.
+import "server-only";
+import { getServerSession } from "next-auth";
+import { encode } from "next-auth/jwt";
+import { env } from "@/lib/env";
+import { OPERATOR_SESSION_MAX_AGE_SECONDS, authOptions } from "./options";
+
+export type OperatorSession = { installRowId: string; operatorId: string };
+
+/** next-auth's cookie name: `__Secure-` prefixed when the app runs on https, as next-auth does. */
+function sessionCookieName(): { name: string; secure: boolean } {
+  const secure = new URL(env().APP_URL).protocol === "https:";
+  return { name: `${secure ? "__Secure-" : ""}next-auth.session-token`, secure };
+}
+
+/**
+ * A next-auth session cookie for the operator who just completed the install flow, encoded with
+ * next-auth's own JWT encoder so `getServerSession` reads it like any other session.
+ */
+export async function createOperatorSessionCookie(session: OperatorSession) {
+  const { name, secure } = sessionCookieName();
+  const value = await encode({
+    token: { kind: "operator", sub: `install:${session.installRowId}`, ...session },
+    secret: env().NEXTAUTH_SECRET,
+    maxAge: OPERATOR_SESSION_MAX_AGE_SECONDS,
+  });
+  return {
+    name,
+    value,
+    options: { httpOnly: true, sameSite: "lax" as const, path: "/", secure, maxAge: OPERATOR_SESSION_MAX_AGE_SECONDS },
+  };
+}
+
+/** The signed-in operator, or null. Pages decide what to show without one. */
+export async function currentOperator(): Promise<OperatorSession | null> {
+  const session = await getServerSession(authOptions());
+  return session?.operator ?? null;
+}

@@ -1,0 +1,35 @@
+// The Prisma client, one per process, over node-postgres (Prisma 7 requires a driver adapter).
+//
+// Secret columns are left out of every query by default (`omit`); only lib/oauth/token-vault.ts
+// asks for them, so a careless `findMany` elsewhere can never carry ciphertext into a page.
+import "server-only";
+import { PrismaPg } from "@prisma/adapter-pg";
+import { env } from "@/lib/env";
+import { PrismaClient } from "./generated/client";
+
+function createClient() {
+  const adapter = new PrismaPg({
+    connectionString: env().DATABASE_URL,
+    // Fail fast when the database is unreachable instead of hanging a request.
+    connectionTimeoutMillis: 5_000,
+  });
+  return new PrismaClient({
+    adapter,
+    omit: { tokenGrant: { accessTokenEncrypted: true, refreshTokenEncrypted: true } },
+  });
+}
+
+export type Db = ReturnType<typeof createClient>;
+/**
+ * The client inside `db().$transaction(async (tx) => ...)`. Functions that take a `Tx` work both
+ * inside a transaction and on `db()` itself.
+ */
+export type Tx = Omit<Db, "$connect" | "$disconnect" | "$on" | "$transaction" | "$extends">;
+
+// In development Next.js reloads modules; keep one client (and one pool) across reloads.
+const globalForDb = globalThis as unknown as { partnerAppDb?: Db };
+
+export function db(): Db {
+  globalForDb.partnerAppDb ??= createClient();
+  return globalForDb.partnerAppDb;
+}

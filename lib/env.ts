@@ -1,0 +1,103 @@
+// The only module that reads process.env. Everything else imports `env()` from here.
+//
+// Values are validated with zod the first time they are needed, and a bad or missing value stops
+// the process with one message that names every problem, instead of failing later in a request.
+// Reading lazily (not at import time) lets `next build` import routes without a configured env.
+import "server-only";
+import { z } from "zod";
+
+const urlString = z.url({ protocol: /^https?$/ });
+
+/** `id:base64key[,id:base64key...]`; the first entry encrypts, all of them decrypt. */
+const encryptionKeysSchema = z
+  .string()
+  .min(1)
+  .transform((value, ctx) => {
+    const keys: { id: string; key: Buffer }[] = [];
+    for (const entry of value.split(",").map((s) => s.trim()).filter(Boolean)) {
+      const [id, material, extra] = entry.split(":");
+      const key = material ? Buffer.from(material, "base64") : Buffer.alloc(0);
+      if (!id || !/^[A-Za-z0-9_-]{1,32}$/.test(id) || extra !== undefined || key.length !== 32) {
+        ctx.addIssue({
+          code: "custom",
+          message: "each entry must be `<key id>:<32 bytes, base64>` (generate one with `openssl rand -base64 32`)",
+        });
+        return z.NEVER;
+      }
+      keys.push({ id, key });
+    }
+    if (keys.length === 0) {
+      ctx.addIssue({ code: "custom", message: "at least one key is required" });
+      return z.NEVER;
+    }
+    if (new Set(keys.map((k) => k.id)).size !== keys.length) {
+      ctx.addIssue({ code: "custom", message: "key ids must be unique" });
+      return z.NEVER;
+    }
+    return keys;
+  });
+
+const EnvSchema = z.object({
+  NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+
+  /** The app's public origin, e.g. https://partner.example.com */
+  APP_URL: urlString,
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgresql:// URL"),
+
+  /** next-auth signs and encrypts session cookies with this. */
+  NEXTAUTH_SECRET: z.string().min(32, "use at least 32 random characters"),
+
+  /** contract §5.8: the issuer address is given to app owners on request. */
+  OAUTH_ISSUER: urlString,
+  OAUTH_CLIENT_ID: z.string().min(1),
+  OAUTH_CLIENT_SECRET: z.string().min(1),
+  /** contract §5.3: registered by exact match; sent unchanged in the token request. */
+  OAUTH_REDIRECT_URI: urlString,
+  /** The partner API origin; paths are under /api/v1 (contract §9). */
+  PARTNER_API_BASE_URL: urlString,
+  /** contract §6: key for webhook signatures. */
+  WEBHOOK_SECRET: z.string().min(16),
+  /** The secret being rotated out: accepted too while a rotation is under way. */
+  WEBHOOK_PREVIOUS_SECRET: z.string().min(16).optional(),
+  /** contract §6.4: how far `delivered_at` may be from now, each way (window not shown; 5 minutes). */
+  WEBHOOK_TOLERANCE_SECONDS: z.coerce.number().int().min(1).max(3600).default(300),
+  WEBHOOK_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(10 * 1024 * 1024).default(256 * 1024),
+  /** Where operators install the app (the service's operator portal). Shown as a link only. */
+  OPERATOR_PORTAL_URL: urlString.optional(),
+
+  TOKEN_ENCRYPTION_KEYS: encryptionKeysSchema,
+
+  /** Upper bound for every outbound call to the service. */
+  HTTP_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+});
+
+export type Env = z.infer<typeof EnvSchema>;
+
+let cached: Env | undefined;
+
+export function env(): Env {
+  if (cached) return cached;
+  const parsed = EnvSchema.safeParse(process.env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues
+      .map((issue) => `  - ${issue.path.join(".") || "(root)"}: ${issue.message}`)
+      .join("\n");
+    // Fail fast: a misconfigured app must not start serving requests.
+    throw new Error(
+      `Invalid environment configuration:\n${problems}\n` +
+        "See .env.example for every variable. `npm run dev` writes a working .env for local use.",
+    );
+  }
+  cached = parsed.data;
+  return cached;
+}
+
+/**
+ * The log level alone, readable before (and even if) the rest of the environment is valid, so the
+ * logger can report configuration errors.
+ */
+export function logLevel(): Env["LOG_LEVEL"] {
+  const parsed = EnvSchema.shape.LOG_LEVEL.safeParse(process.env.LOG_LEVEL);
+  return parsed.success ? parsed.data : "info";
+}

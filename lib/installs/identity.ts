@@ -1,0 +1,29 @@
+// Which install and operator does a fresh access token belong to?
+//
+// The token response carries no install or operator id (public-facts.md). The service binds the
+// install, operator and consumer to the token session (contract §1.4), and `GET /consumers/me`
+// answers for that consumer. This is the one function that decides (docs/spec-gaps.md):
+//   - operator: `operatorId` of /consumers/me (documented);
+//   - install_id: an `installId` field of /consumers/me when the service sends one (undocumented),
+//     otherwise unknown for now: lib/installs/register.ts binds it when install.created arrives
+//     (or already did, if the webhook came first).
+import "server-only";
+import { env } from "@/lib/env";
+import { fetchConsumer } from "@/lib/partner-api/client";
+
+export type TokenOwner = { operatorId: string; installId: number | null; consumerName: string | undefined };
+
+export class TokenOwnerMismatchError extends Error {
+  constructor() {
+    super("the access token belongs to another client_id");
+    this.name = "TokenOwnerMismatchError";
+  }
+}
+
+export async function identifyTokenOwner(accessToken: string): Promise<TokenOwner> {
+  const consumer = await fetchConsumer(accessToken);
+  if (consumer.clientId !== undefined && consumer.clientId !== env().OAUTH_CLIENT_ID) {
+    throw new TokenOwnerMismatchError();
+  }
+  return { operatorId: consumer.operatorId, installId: consumer.installId ?? null, consumerName: consumer.name };
+}

@@ -1,0 +1,53 @@
+// The install state machine: the one place an install's status changes.
+//
+// The service does not publish its install state names (contract §3); these four are the app's
+// own reading of the moves the contract states (docs/spec-gaps.md):
+//
+//   ACTIVE ──scopes widened (403 NEEDS_REAUTH)──▶ NEEDS_REAUTH ──operator re-consents──▶ ACTIVE
+//   ACTIVE / NEEDS_REAUTH ──refresh chain gone──▶ REINSTALL_NEEDED ──new consent (callback)──▶ ACTIVE
+//   any ──install.revoked, or superseded by a newer install──▶ REVOKED (final: history only)
+//
+// Every change writes an InstallEvent with its cause, so staff can see why an install is where it is.
+import "server-only";
+import type { Tx } from "@/lib/db/client";
+import type { InstallStatus } from "@/lib/db/generated/enums";
+
+export type TransitionCause = "callback" | "webhook" | "api" | "refresh" | "staff" | "reconcile";
+
+const ALLOWED: Record<InstallStatus, readonly InstallStatus[]> = {
+  ACTIVE: ["NEEDS_REAUTH", "REINSTALL_NEEDED", "REVOKED"],
+  NEEDS_REAUTH: ["ACTIVE", "REINSTALL_NEEDED", "REVOKED"],
+  REINSTALL_NEEDED: ["ACTIVE", "REVOKED"],
+  // contract §3: a revoked install never comes back; a re-install is a new install_id.
+  REVOKED: [],
+};
+
+export function canTransition(from: InstallStatus, to: InstallStatus): boolean {
+  return ALLOWED[from].includes(to);
+}
+
+/**
+ * Moves an install to `to` if that move is allowed from its current status; returns whether it
+ * moved. Re-reads the status under a row lock inside the caller's transaction, so two writers
+ * cannot both apply a move computed from a stale read.
+ */
+export async function transitionInstall(
+  tx: Tx,
+  installRowId: string,
+  to: InstallStatus,
+  cause: TransitionCause,
+  detail?: string,
+): Promise<boolean> {
+  const [row] = await tx.$queryRaw<{ status: InstallStatus }[]>`
+    SELECT status FROM installs WHERE id = ${installRowId}::uuid FOR UPDATE`;
+  if (!row || !canTransition(row.status, to)) return false;
+  const now = new Date();
+  await tx.install.update({
+    where: { id: installRowId },
+    data: { status: to, statusChangedAt: now, ...(to === "REVOKED" ? { revokedAt: now } : {}) },
+  });
+  await tx.installEvent.create({
+    data: { installRowId, fromStatus: row.status, toStatus: to, cause, detail, occurredAt: now },
+  });
+  return true;
+}

@@ -1,0 +1,153 @@
+// The app's OAuth client for the service's identity provider, built on openid-client.
+//
+// The app only ever talks to the token endpoint: the service builds the authorization request
+// (contract §1.2-§1.3), so nothing here creates an authorization URL. Client authentication is
+// client_secret_post and no PKCE is sent (contract §1.7, §5.2).
+import "server-only";
+import * as oidc from "openid-client";
+import { z } from "zod";
+import { env } from "@/lib/env";
+import { logger } from "@/lib/log";
+
+/** contract §2 "Token response fields". Unknown fields are tolerated and dropped. */
+export const TokenResponseSchema = z.object({
+  access_token: z.string().min(1),
+  refresh_token: z.string().min(1).optional(),
+  // contract: "Value is bearer"; the identity provider sends it in lower case, RFC 6749 says
+  // the comparison is case-insensitive.
+  token_type: z.string().refine((t) => t.toLowerCase() === "bearer", "token_type must be bearer"),
+  expires_in: z.number().int().positive(),
+  scope: z.string().default(""),
+});
+
+export type TokenSet = {
+  accessToken: string;
+  refreshToken: string | undefined;
+  /** Seconds the access token lives, as the identity provider said. */
+  expiresIn: number;
+  scopes: string[];
+};
+
+/**
+ * Why a token request failed, in the terms the app acts on (contract §7):
+ * - `invalid_grant`: the code (or refresh token) is expired, used, or for another redirect_uri;
+ * - `invalid_client`: the app's credentials are wrong or the client was removed;
+ * - `invalid_request`: e.g. a concurrent refresh with the same token (public-facts.md);
+ * - `unavailable`: no answer, a timeout, or a 5xx: the outcome is unknown;
+ * - `bad_response`: an answer that is not a valid token response.
+ */
+export type TokenErrorKind = "invalid_grant" | "invalid_client" | "invalid_request" | "unavailable" | "bad_response" | "other";
+
+export class TokenEndpointError extends Error {
+  constructor(
+    readonly kind: TokenErrorKind,
+    /** The identity provider's `error_description`, never containing a secret. */
+    readonly description: string | undefined,
+    readonly status: number | undefined,
+  ) {
+    super(`token endpoint: ${kind}${description ? ` (${description})` : ""}`);
+    this.name = "TokenEndpointError";
+  }
+}
+
+function isLoopback(url: URL): boolean {
+  return ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
+}
+
+let configPromise: Promise<oidc.Configuration> | undefined;
+
+/** Discovers the identity provider once per process (cached; retried after a failure). */
+async function oauthConfiguration(): Promise<oidc.Configuration> {
+  configPromise ??= (async () => {
+    const { OAUTH_ISSUER, OAUTH_CLIENT_ID, OAUTH_CLIENT_SECRET, HTTP_TIMEOUT_MS } = env();
+    const issuer = new URL(OAUTH_ISSUER);
+    // openid-client refuses plain http. The local sandbox serves http on localhost, so allow it
+    // there and only there: a production issuer must be https.
+    const insecure = issuer.protocol === "http:";
+    if (insecure && !isLoopback(issuer)) {
+      throw new Error(`OAUTH_ISSUER must use https (plain http is allowed only for a loopback sandbox): ${issuer.origin}`);
+    }
+    const config = await oidc.discovery(
+      issuer,
+      OAUTH_CLIENT_ID,
+      { token_endpoint_auth_method: "client_secret_post" },
+      oidc.ClientSecretPost(OAUTH_CLIENT_SECRET),
+      { execute: insecure ? [oidc.allowInsecureRequests] : [], timeout: Math.ceil(HTTP_TIMEOUT_MS / 1000) },
+    );
+    config.timeout = Math.ceil(HTTP_TIMEOUT_MS / 1000);
+    return config;
+  })();
+  try {
+    return await configPromise;
+  } catch (error) {
+    configPromise = undefined;
+    throw toTokenEndpointError(error);
+  }
+}
+
+function toTokenEndpointError(error: unknown): TokenEndpointError {
+  if (error instanceof TokenEndpointError) return error;
+  if (error instanceof oidc.ResponseBodyError) {
+    const known = ["invalid_grant", "invalid_client", "invalid_request"] as const;
+    const kind = (known as readonly string[]).includes(error.error) ? (error.error as TokenErrorKind) : "other";
+    return new TokenEndpointError(error.status >= 500 ? "unavailable" : kind, error.error_description, error.status);
+  }
+  if (error instanceof oidc.ClientError) {
+    const cause = error.cause;
+    const status = cause instanceof Response ? cause.status : undefined;
+    if (status !== undefined && status >= 500) return new TokenEndpointError("unavailable", undefined, status);
+    return new TokenEndpointError("bad_response", error.message, status);
+  }
+  if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError" || error instanceof TypeError)) {
+    // fetch throws TypeError for connection failures: the request may or may not have arrived.
+    return new TokenEndpointError("unavailable", error.name === "TypeError" ? "no answer" : "timed out", undefined);
+  }
+  return new TokenEndpointError("other", undefined, undefined);
+}
+
+function toTokenSet(response: unknown): TokenSet {
+  const parsed = TokenResponseSchema.safeParse(response);
+  if (!parsed.success) {
+    throw new TokenEndpointError("bad_response", "the token response did not match the contract", undefined);
+  }
+  const t = parsed.data;
+  return {
+    accessToken: t.access_token,
+    refreshToken: t.refresh_token,
+    expiresIn: t.expires_in,
+    scopes: t.scope.split(" ").filter(Boolean),
+  };
+}
+
+/**
+ * Redeems an authorization code (contract §4.1 "Token request: authorization code").
+ *
+ * Call it inside the redirect_uri request: codes live one minute and work once (contract §2).
+ * The redirect_uri sent is the registered one, exactly (contract §5.3), whatever host header the
+ * request arrived with.
+ */
+export async function redeemAuthorizationCode(callbackParams: URLSearchParams): Promise<TokenSet> {
+  const config = await oauthConfiguration();
+  const currentUrl = new URL(env().OAUTH_REDIRECT_URI);
+  for (const [key, value] of callbackParams) currentUrl.searchParams.append(key, value);
+  try {
+    // The service, not the app, chose `state` (contract §1.2), so the app has nothing to compare
+    // it with; the code itself is bound to this client and redirect_uri by the identity provider.
+    const response = await oidc.authorizationCodeGrant(config, currentUrl, { expectedState: oidc.skipStateCheck });
+    return toTokenSet(response);
+  } catch (error) {
+    const mapped = toTokenEndpointError(error);
+    logger.warn({ kind: mapped.kind, status: mapped.status, description: mapped.description }, "authorization code redemption failed");
+    throw mapped;
+  }
+}
+
+/** Exchanges a refresh token for a new pair (contract §4.1 "Token request: refresh"). */
+export async function requestTokenRefresh(refreshToken: string): Promise<TokenSet> {
+  const config = await oauthConfiguration();
+  try {
+    return toTokenSet(await oidc.refreshTokenGrant(config, refreshToken));
+  } catch (error) {
+    throw toTokenEndpointError(error);
+  }
+}

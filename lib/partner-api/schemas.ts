@@ -1,0 +1,70 @@
+// zod schemas for the partner API's answers. The contract does not show payload shapes
+// (contract §4.2 "Payload shape: not shown"), so these follow public-facts.md and stay tolerant:
+// unknown fields are dropped, optional ones may be missing, and ids may come as numbers or strings.
+import { z } from "zod";
+
+/** int64 ids arrive as JSON numbers; keep them as strings so no precision is ever lost. */
+export const IdSchema = z.union([z.number().int(), z.string().min(1)]).transform((v) => String(v));
+
+export const ConsumerSchema = z.object({
+  name: z.string().optional(),
+  operatorId: IdSchema,
+  clientId: z.string().optional(),
+  scopes: z.array(z.string()).default([]),
+  rateLimit: z.number().optional(),
+  rateLimitIntervalInSeconds: z.number().optional(),
+  // Not documented (public-facts.md): read it when present, see lib/installs/identity.ts.
+  installId: z.number().int().positive().optional(),
+});
+export type Consumer = z.infer<typeof ConsumerSchema>;
+
+export const ListMetaSchema = z.object({
+  currentPage: z.number().int().min(0),
+  perPage: z.number().int().min(1),
+  itemCount: z.number().int().min(0).optional(),
+  totalPageCount: z.number().int().min(0),
+  totalItemCount: z.number().int().min(0),
+});
+
+export function listEnvelopeSchema<T extends z.ZodType>(item: T) {
+  return z.object({ data: z.array(item), meta: ListMetaSchema });
+}
+
+export const ChargePointSchema = z.object({
+  id: IdSchema,
+  name: z.string().nullish(),
+  serialNumber: z.string().nullish(),
+  evseId: z.string().nullish(),
+  state: z.string().nullish(),
+  type: z.string().nullish(),
+  maxKw: z.number().nullish(),
+  isActive: z.boolean().nullish(),
+  location: z
+    .object({
+      addressLabel: z.string().nullish(),
+      address: z.object({ city: z.string().nullish(), country: z.string().nullish() }).partial().nullish(),
+    })
+    .partial()
+    .nullish(),
+  connectors: z.array(z.object({ id: IdSchema.optional(), name: z.string().nullish() }).partial()).nullish(),
+  lastConnectedAt: z.string().nullish(),
+});
+export type ChargePoint = z.infer<typeof ChargePointSchema>;
+
+export const ChargePointPageSchema = listEnvelopeSchema(ChargePointSchema);
+export type ChargePointPage = z.infer<typeof ChargePointPageSchema>;
+
+/** public-facts.md "Errors": `{ status, errorCode, message, context }`. */
+export const ApiErrorBodySchema = z.object({
+  status: z.string().optional(),
+  errorCode: z.string().optional(),
+  message: z.string().optional(),
+  context: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** contract §7 "NEEDS_REAUTH body". */
+export const NeedsReauthBodySchema = z.object({
+  errorCode: z.literal("NEEDS_REAUTH"),
+  message: z.string().optional(),
+  context: z.object({ install_id: z.number().int(), reauth_url: z.url() }),
+});

@@ -1,0 +1,123 @@
+// Receiving one webhook delivery, in the order the contract requires (contract §6):
+//   1. the raw bytes, within a size limit;
+//   2. the signature over those bytes, in constant time: nothing is parsed before this passes;
+//   3. the envelope, validated with zod;
+//   4. the signed delivered_at, within a tolerance window;
+//   5. the delivery recorded under a unique key, in the same transaction as its effects, so a
+//      duplicate or a replay has no second effect;
+//   6. the handler for its event type (one file per event in ./handlers).
+// Each outcome is a status code and a small JSON body with no secret in it.
+import "server-only";
+import { createHash } from "node:crypto";
+import type { Tx } from "@/lib/db/client";
+import { db } from "@/lib/db/client";
+import { Prisma } from "@/lib/db/generated/client";
+import { env } from "@/lib/env";
+import { logger } from "@/lib/log";
+import { WebhookEnvelopeSchema, type WebhookEnvelope } from "./envelope";
+import { WebhookPayloadError } from "./errors";
+import { handleInstallCreated } from "./handlers/install-created";
+import { verifyWebhookSignature } from "./signature";
+
+export type WebhookResult = { status: number; body: { status: string; detail?: string } };
+
+type Handler = (tx: Tx, envelope: WebhookEnvelope) => Promise<string>;
+
+const HANDLERS: Record<string, Handler> = {
+  "install.created": handleInstallCreated,
+};
+
+function result(status: number, outcome: string, detail?: string): WebhookResult {
+  return { status, body: detail ? { status: outcome, detail } : { status: outcome } };
+}
+
+/** The dedupe key (docs/spec-gaps.md): the delivery id when the envelope has one, else the body's hash. */
+function dedupeKeyFor(envelope: WebhookEnvelope | undefined, rawBody: Uint8Array): string {
+  if (envelope?.id) return `id:${envelope.id}`;
+  return `sha256:${createHash("sha256").update(rawBody).digest("hex")}`;
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002";
+}
+
+export async function receiveWebhook(rawBody: Uint8Array, signatureHeader: string | null, now = new Date()): Promise<WebhookResult> {
+  const config = env();
+  const secrets = [config.WEBHOOK_SECRET, config.WEBHOOK_PREVIOUS_SECRET].filter((s): s is string => !!s);
+  if (!verifyWebhookSignature(rawBody, signatureHeader, secrets)) {
+    logger.warn({ bytes: rawBody.byteLength, hasHeader: signatureHeader !== null }, "webhook signature rejected");
+    return result(401, "invalid_signature");
+  }
+
+  // Authentic from here on: parse, and record even what we cannot use.
+  let json: unknown;
+  try {
+    json = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(rawBody));
+  } catch {
+    await recordDelivery(rawBody, undefined, "invalid", "body is not valid JSON");
+    return result(400, "invalid_json");
+  }
+  const parsed = WebhookEnvelopeSchema.safeParse(json);
+  if (!parsed.success) {
+    await recordDelivery(rawBody, undefined, "invalid", "envelope does not match the expected layout");
+    return result(400, "invalid_envelope");
+  }
+  const envelope = parsed.data;
+
+  const skewSeconds = Math.abs(now.getTime() - envelope.delivered_at.getTime()) / 1000;
+  if (skewSeconds > config.WEBHOOK_TOLERANCE_SECONDS) {
+    // Not recorded: a stale delivery is either a replay or a clock problem, and recording it would
+    // block the genuine delivery of the same id if the service replays it on request (contract §6).
+    logger.warn({ type: envelope.type, skewSeconds: Math.round(skewSeconds) }, "webhook outside the delivered_at window");
+    return result(400, "stale_delivery");
+  }
+
+  const handler = HANDLERS[envelope.type];
+  try {
+    const outcome = await db().$transaction(async (tx) => {
+      const delivery = await tx.webhookDelivery.create({
+        data: {
+          dedupeKey: dedupeKeyFor(envelope, rawBody),
+          eventType: envelope.type,
+          installId: typeof envelope.data.install_id === "number" ? envelope.data.install_id : null,
+          deliveredAt: envelope.delivered_at,
+          outcome: handler ? "processed" : "ignored",
+          payload: json as Prisma.InputJsonValue,
+        },
+      });
+      if (!handler) return "ignored";
+      const detail = await handler(tx, envelope);
+      await tx.webhookDelivery.update({ where: { id: delivery.id }, data: { detail } });
+      return "processed";
+    });
+    logger.info({ type: envelope.type, outcome }, "webhook received");
+    return result(200, outcome);
+  } catch (error) {
+    if (isUniqueViolation(error)) {
+      logger.info({ type: envelope.type }, "duplicate webhook delivery ignored");
+      return result(200, "duplicate");
+    }
+    if (error instanceof WebhookPayloadError) {
+      await recordDelivery(rawBody, envelope, "invalid", error.message);
+      return result(400, "invalid_payload", error.message);
+    }
+    throw error;
+  }
+}
+
+/** Records a delivery that had no effect (for the audit trail); a duplicate record is fine. */
+async function recordDelivery(rawBody: Uint8Array, envelope: WebhookEnvelope | undefined, outcome: string, detail: string) {
+  try {
+    await db().webhookDelivery.create({
+      data: {
+        dedupeKey: `${outcome}:${dedupeKeyFor(envelope, rawBody)}`,
+        eventType: envelope?.type ?? null,
+        deliveredAt: envelope?.delivered_at ?? null,
+        outcome,
+        detail,
+      },
+    });
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+  }
+}

@@ -1,0 +1,4 @@
+// Tailwind CSS 4 runs as a PostCSS plugin.
+export default {
+  plugins: { "@tailwindcss/postcss": {} },
+};

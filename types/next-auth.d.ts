@@ -1,0 +1,18 @@
+// What this app keeps in its next-auth session and JWT.
+import "next-auth";
+import "next-auth/jwt";
+
+declare module "next-auth" {
+  interface Session {
+    /** Present for an operator who arrived through the redirect_uri: bound to one install. */
+    operator?: { installRowId: string; operatorId: string };
+  }
+}
+
+declare module "next-auth/jwt" {
+  interface JWT {
+    kind?: "operator";
+    installRowId?: string;
+    operatorId?: string;
+  }
+}

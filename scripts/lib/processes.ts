@@ -1,0 +1,94 @@
+// Child processes for the dev and test orchestrators: started with a name, their output prefixed,
+// and all of them stopped together (process group first, so nothing is left orphaned).
+import { spawn, type ChildProcess } from "node:child_process";
+import { createWriteStream, mkdirSync } from "node:fs";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+
+export type Managed = { name: string; child: ChildProcess; exited: Promise<number | null> };
+
+const running = new Set<Managed>();
+
+export function startProcess(
+  name: string,
+  command: string,
+  args: string[],
+  options: { env: NodeJS.ProcessEnv; quiet?: boolean; logFile?: string },
+): Managed {
+  let logStream: ReturnType<typeof createWriteStream> | undefined;
+  if (options.logFile) {
+    mkdirSync(path.dirname(options.logFile), { recursive: true });
+    logStream = createWriteStream(options.logFile, { flags: "a" });
+  }
+  const child = spawn(command, args, { env: options.env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  const prefix = `[${name}] `;
+  for (const stream of [child.stdout, child.stderr]) {
+    let buffer = "";
+    stream?.setEncoding("utf8");
+    stream?.on("data", (chunk: string) => {
+      buffer += chunk;
+      const lines = buffer.split("\n");
+      buffer = lines.pop() ?? "";
+      for (const line of lines) {
+        logStream?.write(line + "\n");
+        if (!options.quiet) process.stdout.write(prefix + line + "\n");
+      }
+    });
+  }
+  const exited = new Promise<number | null>((resolve) =>
+    child.on("exit", (code) => {
+      logStream?.end();
+      resolve(code);
+    }),
+  );
+  const managed = { name, child, exited };
+  running.add(managed);
+  void exited.then(() => running.delete(managed));
+  return managed;
+}
+
+/** Runs a command to completion with inherited output; resolves with its exit code. */
+export function runToCompletion(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { env, stdio: "inherit" });
+    child.on("exit", (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
+export async function stopProcess(managed: Managed, graceMs = 5_000): Promise<void> {
+  if (managed.child.exitCode !== null || managed.child.signalCode !== null) return;
+  const pid = managed.child.pid;
+  const signal = (sig: NodeJS.Signals) => {
+    try {
+      if (pid) process.kill(-pid, sig); // the whole group: `next start` forks next-server
+    } catch {
+      managed.child.kill(sig);
+    }
+  };
+  signal("SIGTERM");
+  const done = await Promise.race([managed.exited.then(() => true), sleep(graceMs).then(() => false)]);
+  if (!done) signal("SIGKILL");
+  await managed.exited;
+}
+
+export async function stopAll(): Promise<void> {
+  await Promise.all([...running].map((m) => stopProcess(m)));
+}
+
+/** Polls `url` until it answers (any status below 500) or the timeout passes. */
+export async function waitForHttp(url: string, timeoutMs: number, managed?: Managed): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError = "no answer";
+  while (Date.now() < deadline) {
+    if (managed && managed.child.exitCode !== null) throw new Error(`${managed.name} exited with code ${managed.child.exitCode}`);
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(2_000), redirect: "manual" });
+      if (response.status < 500) return;
+      lastError = `HTTP ${response.status}`;
+    } catch (error) {
+      lastError = error instanceof Error ? error.message : String(error);
+    }
+    await sleep(250);
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms (${lastError})`);
+}

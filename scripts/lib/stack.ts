@@ -1,0 +1,106 @@
+// Starts the whole local stack: PostgreSQL (yours via DATABASE_URL, or an embedded one), the
+// migrations, the sandbox (a stand-in for the service) and the app. `npm run dev` and `npm test`
+// both use it, with different ports, data folders and app modes.
+import { rm } from "node:fs/promises";
+import path from "node:path";
+import { applyMigrations } from "../../lib/db/migrate";
+import { startEmbeddedDatabase } from "./embedded-db";
+import { runToCompletion, startProcess, stopProcess, waitForHttp, type Managed } from "./processes";
+
+export type StackOptions = {
+  /** The app and sandbox configuration (see scripts/lib/local-env.ts). */
+  env: Record<string, string>;
+  /** An existing PostgreSQL to use; when absent, an embedded one is started. */
+  databaseUrl?: string;
+  /** Where the embedded database, the sandbox and the process logs keep their state. */
+  dataDir: string;
+  databasePort: number;
+  /** A new, empty database and sandbox state (tests), or keep what is there (dev). */
+  fresh: boolean;
+  /** `next dev` for development, or a production build served by `next start` (tests). */
+  appMode: "dev" | "start";
+  quiet?: boolean;
+};
+
+export type Stack = {
+  env: NodeJS.ProcessEnv;
+  databaseUrl: string;
+  usingEmbeddedDatabase: boolean;
+  stop: () => Promise<void>;
+};
+
+const bin = (name: string) => path.resolve("node_modules/.bin", name);
+
+export async function startStack(options: StackOptions): Promise<Stack> {
+  const log = (line: string) => {
+    if (!options.quiet) console.log(line);
+  };
+  const stoppers: (() => Promise<void>)[] = [];
+  const stop = async () => {
+    for (const s of stoppers.reverse()) await s().catch(() => undefined);
+  };
+
+  try {
+    // 1. PostgreSQL: the developer's own when DATABASE_URL is set, otherwise an embedded one.
+    let databaseUrl = options.databaseUrl;
+    const usingEmbeddedDatabase = !databaseUrl;
+    if (!databaseUrl) {
+      const started = performance.now();
+      const database = await startEmbeddedDatabase({
+        dataDir: path.join(options.dataDir, "postgres"),
+        port: options.databasePort,
+        database: "partner_app",
+        fresh: options.fresh,
+      });
+      stoppers.push(database.stop);
+      databaseUrl = database.url;
+      log(`[stack] embedded PostgreSQL on port ${options.databasePort} (${Math.round(performance.now() - started)} ms)`);
+    }
+
+    // 2. Migrations.
+    const { applied } = await applyMigrations({ connectionString: databaseUrl });
+    log(`[stack] database migrated${applied.length ? ` (applied ${applied.join(", ")})` : " (up to date)"}`);
+
+    const sandboxDataDir = path.join(options.dataDir, "sandbox");
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      ...options.env,
+      DATABASE_URL: databaseUrl,
+      SANDBOX_DATA_DIR: sandboxDataDir,
+      NEXT_TELEMETRY_DISABLED: "1",
+      CHECKPOINT_DISABLE: "1",
+    };
+    if (options.fresh) await rm(sandboxDataDir, { recursive: true, force: true });
+
+    // 3. The sandbox: a separate process, as the real service would be.
+    const logDir = path.join(options.dataDir, "logs");
+    const sandbox = startProcess("sandbox", bin("tsx"), ["sandbox/main.ts"], { env, quiet: options.quiet, logFile: path.join(logDir, "sandbox.log") });
+    stoppers.push(() => stopProcess(sandbox));
+    await waitForHttp(`${env.SANDBOX_URL}/_sandbox/health`, 30_000, sandbox);
+
+    // 4. The app.
+    const appPort = new URL(env.APP_URL!).port;
+    let app: Managed;
+    if (options.appMode === "dev") {
+      app = startProcess("app", bin("next"), ["dev", "--port", appPort], {
+        env: { ...env, NODE_ENV: "development" },
+        quiet: options.quiet,
+        logFile: path.join(logDir, "app.log"),
+      });
+    } else {
+      const buildEnv = { ...env, NODE_ENV: "production" };
+      const started = performance.now();
+      const code = await runToCompletion(bin("next"), ["build"], buildEnv);
+      if (code !== 0) throw new Error(`next build failed with exit code ${code}`);
+      log(`[stack] next build took ${Math.round((performance.now() - started) / 1000)} s`);
+      app = startProcess("app", bin("next"), ["start", "--port", appPort], { env: buildEnv, quiet: options.quiet, logFile: path.join(logDir, "app.log") });
+    }
+    stoppers.push(() => stopProcess(app));
+    await waitForHttp(`${env.APP_URL}/`, 120_000, app);
+
+    return { env, databaseUrl, usingEmbeddedDatabase, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

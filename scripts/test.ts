@@ -1,0 +1,73 @@
+// npm test: the whole suite, from a clean clone, with nothing to configure.
+//
+// Starts a fresh stack on its own ports (a new embedded PostgreSQL, a new sandbox state, a
+// production build of the app), then runs Vitest (unit, sandbox conformance and integration
+// tests) and Playwright (end-to-end, in Chromium), and prints one closing line with the totals.
+//
+// TEST_DATABASE_URL points the tests at your own PostgreSQL instead (its data is written to;
+// never point it at a database you care about). DATABASE_URL is deliberately ignored here.
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import path from "node:path";
+import { generateLocalEnv } from "./lib/local-env";
+import { runToCompletion, stopAll } from "./lib/processes";
+import { startStack } from "./lib/stack";
+
+const DATA_DIR = ".data/test";
+const VITEST_REPORT = path.join(DATA_DIR, "vitest-report.json");
+const PLAYWRIGHT_REPORT = path.join(DATA_DIR, "playwright-report.json");
+const bin = (name: string) => path.resolve("node_modules/.bin", name);
+
+const only = process.argv[2]; // `npm test -- vitest` or `npm test -- e2e` runs one half
+const started = performance.now();
+
+const env = generateLocalEnv({ app: 3100, sandbox: 4110 });
+const stack = await startStack({
+  env,
+  databaseUrl: process.env.TEST_DATABASE_URL || undefined,
+  dataDir: DATA_DIR,
+  databasePort: 54330,
+  fresh: true,
+  appMode: "start",
+  quiet: true,
+}).catch((error: unknown) => {
+  console.error(`[test] could not start the stack: ${error instanceof Error ? error.message : String(error)}`);
+  console.error(`[test] process logs are in ${DATA_DIR}/logs/`);
+  process.exit(1);
+});
+console.log(`[test] stack ready in ${Math.round((performance.now() - started) / 1000)} s (logs in ${DATA_DIR}/logs/)`);
+
+const testEnv: NodeJS.ProcessEnv = { ...stack.env, TEST_LOG_DIR: path.join(DATA_DIR, "logs") };
+let exitCode = 0;
+const totals = { passed: 0, failed: 0, skipped: 0 };
+
+function readJson(file: string): unknown {
+  return existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : undefined;
+}
+
+try {
+  if (!only || only === "vitest") {
+    rmSync(VITEST_REPORT, { force: true });
+    const code = await runToCompletion(bin("vitest"), ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${VITEST_REPORT}`], testEnv);
+    const report = readJson(VITEST_REPORT) as { numPassedTests?: number; numFailedTests?: number; numPendingTests?: number; numTodoTests?: number } | undefined;
+    totals.passed += report?.numPassedTests ?? 0;
+    totals.failed += report?.numFailedTests ?? (code === 0 ? 0 : 1);
+    totals.skipped += (report?.numPendingTests ?? 0) + (report?.numTodoTests ?? 0);
+    if (code !== 0) exitCode = code;
+  }
+  if (!only || only === "e2e") {
+    rmSync(PLAYWRIGHT_REPORT, { force: true });
+    const code = await runToCompletion(bin("playwright"), ["test"], { ...testEnv, PLAYWRIGHT_JSON_OUTPUT_NAME: PLAYWRIGHT_REPORT });
+    const report = readJson(PLAYWRIGHT_REPORT) as { stats?: { expected?: number; unexpected?: number; flaky?: number; skipped?: number } } | undefined;
+    totals.passed += (report?.stats?.expected ?? 0) + (report?.stats?.flaky ?? 0);
+    totals.failed += report?.stats?.unexpected ?? (code === 0 ? 0 : 1);
+    totals.skipped += report?.stats?.skipped ?? 0;
+    if (code !== 0) exitCode = code;
+  }
+} finally {
+  await stopAll();
+  await stack.stop();
+}
+
+console.log(`\n[test] finished in ${Math.round((performance.now() - started) / 1000)} s`);
+console.log(`tests: ${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ""}`);
+process.exit(exitCode || (totals.failed > 0 ? 1 : 0));

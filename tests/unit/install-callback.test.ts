@@ -1,0 +1,25 @@
+import { describe, expect, it } from "vitest";
+import { reasonForInvalidGrant } from "@/lib/installs/connect";
+import { scrubSecrets } from "@/lib/log";
+
+describe("reasonForInvalidGrant", () => {
+  const generic =
+    "The provided authorization grant (e.g., authorization code, resource owner credentials) or refresh token is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.";
+  it("tells a reused code from an expired one by the identity provider's hint", () => {
+    expect(reasonForInvalidGrant(`${generic} The authorization code has already been used.`)).toBe("code_used");
+    expect(reasonForInvalidGrant(`${generic} The authorization code has expired.`)).toBe("code_expired");
+  });
+  it("falls back to a generic refusal (the generic sentence alone mentions 'expired')", () => {
+    expect(reasonForInvalidGrant(generic)).toBe("code_rejected");
+    expect(reasonForInvalidGrant(undefined)).toBe("code_rejected");
+  });
+});
+
+describe("scrubSecrets", () => {
+  it("removes anything shaped like a service token or code", () => {
+    const line = "got volt_at_abc123 and volt_rt_def-456 and volt_ac_x.y from the service";
+    const scrubbed = scrubSecrets(line);
+    expect(scrubbed).not.toMatch(/volt_(at|rt|ac)_/);
+    expect(scrubbed).toContain("[redacted-token]");
+  });
+});

@@ -1,0 +1,33 @@
+// Vitest: unit tests (no services), the sandbox's conformance tests (each starts its own sandbox
+// in-process), and integration tests against the stack `npm test` starts (real PostgreSQL, the
+// sandbox process and the built app). Run everything with `npm test`.
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+const alias = {
+  "@": fileURLToPath(new URL(".", import.meta.url)),
+  // `server-only` throws outside a React Server Components bundle; tests are server code too.
+  "server-only": fileURLToPath(new URL("./tests/helpers/server-only.ts", import.meta.url)),
+};
+
+export default defineConfig({
+  resolve: { alias },
+  test: {
+    projects: [
+      { resolve: { alias }, test: { name: "unit", include: ["tests/unit/**/*.test.ts"], environment: "node" } },
+      { resolve: { alias }, test: { name: "sandbox", include: ["tests/sandbox/**/*.test.ts"], environment: "node", testTimeout: 20_000 } },
+      {
+        resolve: { alias },
+        test: {
+          name: "integration",
+          include: ["tests/integration/**/*.test.ts"],
+          environment: "node",
+          // One file at a time: they share the stack's database and sandbox.
+          fileParallelism: false,
+          testTimeout: 30_000,
+          hookTimeout: 30_000,
+        },
+      },
+    ],
+  },
+});

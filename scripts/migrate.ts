@@ -1,0 +1,35 @@
+// npm run db:migrate: applies pending migrations in prisma/migrations to DATABASE_URL.
+//
+// It uses lib/db/migrate.ts rather than `prisma migrate deploy` (see the comment there for why);
+// both keep the same _prisma_migrations table, so either can be used on a machine with Prisma's engine.
+import { applyMigrations } from "../lib/db/migrate";
+
+const connectionString = process.env.DATABASE_URL;
+if (!connectionString) {
+  console.error(
+    "db:migrate: DATABASE_URL is not set. Point it at your database, e.g.\n" +
+      "  DATABASE_URL=postgresql://user:password@localhost:5432/partner_app npm run db:migrate\n" +
+      "(`npm run dev` starts a local database and migrates it for you.)",
+  );
+  process.exit(1);
+}
+
+try {
+  const started = performance.now();
+  const { applied, alreadyApplied } = await applyMigrations({
+    connectionString,
+    log: (line) => console.log(`db:migrate: ${line}`),
+  });
+  const took = Math.round(performance.now() - started);
+  if (applied.length === 0) {
+    console.log(`db:migrate: the database is up to date (${alreadyApplied.length} migration(s) already applied).`);
+  } else {
+    console.log(
+      `db:migrate: applied ${applied.length} migration(s) in ${took} ms: ${applied.join(", ")}` +
+        (alreadyApplied.length > 0 ? ` (${alreadyApplied.length} were already applied)` : ""),
+    );
+  }
+} catch (error) {
+  console.error(`db:migrate: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+}

@@ -97,8 +97,8 @@ export default async function DashboardPage({ searchParams }: { searchParams: Pr
                 <td className="px-4 py-2 font-medium">{cp.name ?? `Charge point ${cp.id}`}</td>
                 <td className="px-4 py-2 font-mono text-xs">{cp.evseId ?? "—"}</td>
                 <td className="px-4 py-2">{cp.location?.addressLabel ?? cp.location?.address?.city ?? "—"}</td>
-                <td className="px-4 py-2 uppercase">
-                  {cp.type ?? "—"}
+                <td className="px-4 py-2">
+                  {cp.type ? cp.type.toUpperCase() : "—"}
                   {cp.maxKw ? ` · ${cp.maxKw} kW` : ""}
                 </td>
                 <td className="px-4 py-2">{cp.state ?? "—"}</td>

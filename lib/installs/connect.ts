@@ -22,7 +22,8 @@ export type InstallFailureReason =
   | "authorization_error" // the service sent another OAuth error
   | "code_expired"
   | "code_used"
-  | "code_rejected" // invalid_grant for another reason (e.g. redirect_uri mismatch)
+  | "code_rejected" // invalid_grant for another stated reason (e.g. a code of another client)
+  | "redirect_mismatch" // invalid_grant: the app's redirect_uri is not the one the service used
   | "app_misconfigured" // invalid_client: the app's credentials are wrong or the client was removed
   | "service_unavailable"
   | "bad_request" // a callback without a code or error: not sent by the service
@@ -42,14 +43,18 @@ const CallbackQuerySchema = z.union([
 
 /**
  * The identity provider says why a code was refused only in prose (public-facts.md: it behaves
- * like Ory Hydra, whose descriptions end with a hint). The action is the same for all of them
- * (contract §7: restart from the operator portal); the distinction only sharpens the message.
+ * like Ory Hydra). Hydra adds a hint for a reused code and for a redirect_uri mismatch, but an
+ * expired (or unknown) code gets the generic invalid_grant description alone, so that is what the
+ * generic answer means at a callback. The operator's action is the same for all of them
+ * (contract §7: restart from the operator portal), except for a redirect_uri mismatch, which is the
+ * app's configuration and not theirs. Keep this mapping here, in one place (docs/spec-gaps.md).
  */
 export function reasonForInvalidGrant(description: string | undefined): InstallFailureReason {
   const text = description ?? "";
   if (/already (been )?used/i.test(text)) return "code_used";
-  if (/code (has )?expired|expired at|has expired/i.test(text)) return "code_expired";
-  return "code_rejected";
+  if (/"?redirect_uri"? from this request does not match/i.test(text)) return "redirect_mismatch";
+  if (/does not match the one from the authorize request/i.test(text)) return "code_rejected";
+  return "code_expired";
 }
 
 function reasonFor(error: unknown): InstallFailureReason {

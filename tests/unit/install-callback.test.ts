@@ -5,13 +5,18 @@ import { scrubSecrets } from "@/lib/log";
 describe("reasonForInvalidGrant", () => {
   const generic =
     "The provided authorization grant (e.g., authorization code, resource owner credentials) or refresh token is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.";
-  it("tells a reused code from an expired one by the identity provider's hint", () => {
+  it("tells a reused code and a redirect_uri mismatch apart by the identity provider's hint", () => {
     expect(reasonForInvalidGrant(`${generic} The authorization code has already been used.`)).toBe("code_used");
-    expect(reasonForInvalidGrant(`${generic} The authorization code has expired.`)).toBe("code_expired");
+    expect(reasonForInvalidGrant(`${generic} The "redirect_uri" from this request does not match the one from the authorize request.`)).toBe(
+      "redirect_mismatch",
+    );
+    expect(
+      reasonForInvalidGrant(`${generic} The OAuth 2.0 Client ID from this request does not match the one from the authorize request.`),
+    ).toBe("code_rejected");
   });
-  it("falls back to a generic refusal (the generic sentence alone mentions 'expired')", () => {
-    expect(reasonForInvalidGrant(generic)).toBe("code_rejected");
-    expect(reasonForInvalidGrant(undefined)).toBe("code_rejected");
+  it("reads the bare generic description (Hydra's answer for an expired code) as expired", () => {
+    expect(reasonForInvalidGrant(generic)).toBe("code_expired");
+    expect(reasonForInvalidGrant(undefined)).toBe("code_expired");
   });
 });
 

@@ -21,7 +21,7 @@ const MESSAGES: Record<InstallFailureReason, { title: string; body: string; acti
   },
   code_expired: {
     title: "This connection link has expired",
-    body: "A connection must be completed within a minute of approving it, and this one was not.",
+    body: "A connection must be completed within a minute of approving it. This link has expired or is no longer valid.",
     action: RESTART,
   },
   code_used: {
@@ -33,6 +33,12 @@ const MESSAGES: Record<InstallFailureReason, { title: string; body: string; acti
     title: "The connection was refused",
     body: "The service did not accept this connection link.",
     action: RESTART,
+  },
+  redirect_mismatch: {
+    title: "This app is misconfigured",
+    body: "The service sent you to an address this app is not configured with, so the connection could not be completed.",
+    action:
+      "Please tell the app's provider: the app's OAUTH_REDIRECT_URI must be exactly the redirect URI registered with the service. Then connect again from the operator portal.",
   },
   app_misconfigured: {
     title: "This app is misconfigured",
@@ -64,11 +70,11 @@ export default async function InstallFailedPage({ searchParams }: { searchParams
   const message = MESSAGES[reason];
   const portalUrl = env().OPERATOR_PORTAL_URL;
   return (
-    <div className="max-w-2xl rounded-lg border border-amber-300 bg-amber-50 p-6" role="alert" data-reason={reason}>
+    <div className="max-w-2xl rounded-lg border border-amber-300 bg-amber-50 p-6" role="alert" data-testid="install-failure" data-reason={reason}>
       <h1 className="text-xl font-semibold">{message.title}</h1>
       <p className="mt-2 text-slate-700">{message.body}</p>
       <p className="mt-4 font-medium text-slate-900">{message.action}</p>
-      {portalUrl && reason !== "app_misconfigured" ? (
+      {portalUrl && reason !== "app_misconfigured" && reason !== "redirect_mismatch" ? (
         <a href={portalUrl} className="mt-4 inline-block text-brand-700 underline">
           Open the operator portal
         </a>

@@ -1,0 +1,115 @@
+// POST /api/webhooks against the running app and database.
+import { createHmac, randomUUID } from "node:crypto";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { closeSql, resetWorld, sql, stack } from "../helpers/stack";
+
+const HEADER = "X-Volt-Signature";
+
+function envelope(overrides: Record<string, unknown> = {}) {
+  return {
+    id: `whd_${randomUUID()}`,
+    type: "install.created",
+    delivered_at: Math.floor(Date.now() / 1000),
+    data: { install_id: 9001, operator_id: 1002, slug: "harbor-ev" },
+    ...overrides,
+  };
+}
+
+function sign(body: string | Uint8Array, secret = stack.webhookSecret) {
+  return `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
+}
+
+function deliver(body: string, headers: Record<string, string> = {}, method = "POST") {
+  return fetch(`${stack.appUrl}/api/webhooks`, {
+    method,
+    headers: { "Content-Type": "application/json", ...headers },
+    body: method === "GET" ? undefined : body,
+  });
+}
+
+async function counts() {
+  const [row] = await sql<{ installs: number; deliveries: number }>(
+    "SELECT (SELECT count(*)::int FROM installs) AS installs, (SELECT count(*)::int FROM webhook_deliveries) AS deliveries",
+  );
+  return row!;
+}
+
+beforeEach(resetWorld);
+afterAll(closeSql);
+
+describe("POST /api/webhooks", () => {
+  it("records a signed install.created as an install", async () => {
+    const body = JSON.stringify(envelope());
+    const response = await deliver(body, { [HEADER]: sign(body) });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: "processed" });
+    const installs = await sql<{ install_id: number; operator_id: string; slug: string; status: string }>(
+      "SELECT install_id, operator_id, slug, status FROM installs",
+    );
+    expect(installs).toEqual([{ install_id: 9001, operator_id: "1002", slug: "harbor-ev", status: "ACTIVE" }]);
+  });
+
+  it("answers 401 to a bad signature and changes nothing", async () => {
+    const body = JSON.stringify(envelope());
+    const response = await deliver(body, { [HEADER]: sign(body, "not-the-webhook-secret") });
+    expect(response.status).toBe(401);
+    expect(await counts()).toEqual({ installs: 0, deliveries: 0 });
+  });
+
+  it("answers 401 without a signature, and for a signature of other bytes", async () => {
+    const body = JSON.stringify(envelope());
+    expect((await deliver(body)).status).toBe(401);
+    expect((await deliver(body, { [HEADER]: sign(`${body}\n`) })).status).toBe(401);
+    expect((await deliver(body, { [HEADER]: sign(body).slice(0, -1) })).status).toBe(401);
+    expect(await counts()).toEqual({ installs: 0, deliveries: 0 });
+  });
+
+  it("has one effect when install.created is delivered twice", async () => {
+    const body = JSON.stringify(envelope());
+    const first = await deliver(body, { [HEADER]: sign(body) });
+    const second = await deliver(body, { [HEADER]: sign(body) });
+    expect(first.status).toBe(200);
+    expect(second.status).toBe(200);
+    expect(await second.json()).toEqual({ status: "duplicate" });
+    expect(await counts()).toEqual({ installs: 1, deliveries: 1 });
+    const events = await sql("SELECT * FROM install_events");
+    expect(events).toHaveLength(1);
+  });
+
+  it("has one effect for the same install announced by two different deliveries", async () => {
+    for (const id of ["whd_a", "whd_b"]) {
+      const body = JSON.stringify(envelope({ id }));
+      expect((await deliver(body, { [HEADER]: sign(body) })).status).toBe(200);
+    }
+    expect(await counts()).toEqual({ installs: 1, deliveries: 2 });
+  });
+
+  it("refuses a stale delivered_at even with a valid signature", async () => {
+    const body = JSON.stringify(envelope({ delivered_at: Math.floor(Date.now() / 1000) - 3600 }));
+    const response = await deliver(body, { [HEADER]: sign(body) });
+    expect(response.status).toBe(400);
+    expect(await counts()).toEqual({ installs: 0, deliveries: 0 });
+  });
+
+  it("answers 400 to signed invalid JSON and records it", async () => {
+    const body = "{not json";
+    const response = await deliver(body, { [HEADER]: sign(body) });
+    expect(response.status).toBe(400);
+    expect(await sql("SELECT outcome FROM webhook_deliveries")).toEqual([{ outcome: "invalid" }]);
+  });
+
+  it("acknowledges and records an unknown event type without acting on it", async () => {
+    const body = JSON.stringify(envelope({ type: "install.renamed" }));
+    const response = await deliver(body, { [HEADER]: sign(body) });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: "ignored" });
+    expect(await counts()).toEqual({ installs: 0, deliveries: 1 });
+  });
+
+  it("answers 413 to an oversized body and 405 to other methods", async () => {
+    const big = JSON.stringify(envelope({ padding: "x".repeat(300 * 1024) }));
+    expect((await deliver(big, { [HEADER]: sign(big) })).status).toBe(413);
+    expect((await deliver("", {}, "GET")).status).toBe(405);
+    expect((await deliver("{}", {}, "PUT")).status).toBe(405);
+  });
+});

@@ -1,4 +1,6 @@
 // Tailwind CSS 4 runs as a PostCSS plugin.
-export default {
+const config = {
   plugins: { "@tailwindcss/postcss": {} },
 };
+
+export default config;

@@ -82,13 +82,14 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const appPort = new URL(env.APP_URL!).port;
     let app: Managed;
     if (options.appMode === "dev") {
+      const devEnv: NodeJS.ProcessEnv = { ...env, NODE_ENV: "development" };
       app = startProcess("app", bin("next"), ["dev", "--port", appPort], {
-        env: { ...env, NODE_ENV: "development" },
+        env: devEnv,
         quiet: options.quiet,
         logFile: path.join(logDir, "app.log"),
       });
     } else {
-      const buildEnv = { ...env, NODE_ENV: "production" };
+      const buildEnv: NodeJS.ProcessEnv = { ...env, NODE_ENV: "production" };
       const started = performance.now();
       const code = await runToCompletion(bin("next"), ["build"], buildEnv);
       if (code !== 0) throw new Error(`next build failed with exit code ${code}`);

@@ -6,6 +6,9 @@ const nextConfig = {
   // pino and pg are Node-only; keep them out of the server bundle so their workers and native
   // bindings resolve from node_modules at run time.
   serverExternalPackages: ["pino", "pg", "@prisma/adapter-pg"],
+  // `next dev` logs every request URL. The redirect_uri's query holds the authorization code, and
+  // no code may reach a log line, so that route is left out of the request log.
+  logging: { incomingRequests: { ignore: [/\/oauth\/callback/] } },
   // `npm run lint` runs ESLint; type errors fail the build.
   typescript: { ignoreBuildErrors: false },
 };

@@ -1,0 +1,51 @@
+// Partner API errors, in the service's body shape (public-facts.md "Errors"):
+// { "status": "FORBIDDEN", "errorCode": "ACCESS_FORBIDDEN", "message": "...", "context": {...} }.
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+
+export interface ApiErrorBody {
+  status: string;
+  errorCode: string;
+  message: string;
+  context: Record<string, string | number | boolean | null>;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly httpStatus: ContentfulStatusCode,
+    readonly body: ApiErrorBody,
+  ) {
+    super(body.message);
+  }
+}
+
+export const apiErrors = {
+  invalidAccessToken: () =>
+    new ApiError(401, { status: "UNAUTHORIZED", errorCode: "INVALID_ACCESS_TOKEN", message: "Invalid or expired accessToken", context: {} }),
+  consumerNotFound: () =>
+    new ApiError(401, { status: "UNAUTHORIZED", errorCode: "CONSUMER_NOT_FOUND", message: "Consumer not found or disabled", context: {} }),
+  needsReauth: (installId: number, reauthUrl: string) =>
+    new ApiError(403, {
+      status: "FORBIDDEN",
+      errorCode: "NEEDS_REAUTH",
+      message: `Install ${installId} needs re-authorization: the app's scopes were widened. The operator must grant consent again.`,
+      context: { install_id: installId, reauth_url: reauthUrl },
+    }),
+  accessForbidden: (requiredScope: string) =>
+    new ApiError(403, {
+      status: "FORBIDDEN",
+      errorCode: "ACCESS_FORBIDDEN",
+      message: `Access forbidden: this operation needs the scope ${requiredScope}`,
+      context: { requiredScope },
+    }),
+  badRequest: (message: string, field: string) =>
+    new ApiError(400, { status: "BAD_REQUEST", errorCode: "BAD_REQUEST", message, context: { field } }),
+  notFound: (path: string) =>
+    new ApiError(404, { status: "NOT_FOUND", errorCode: "RESOURCE_NOT_FOUND", message: `No resource at ${path}`, context: {} }),
+  rateLimited: (resetsIn: number) =>
+    new ApiError(429, {
+      status: "TOO_MANY_REQUESTS",
+      errorCode: "RATE_LIMIT_EXCEEDED",
+      message: "Rate limit exceeded",
+      context: { resetsInSeconds: resetsIn },
+    }),
+};

@@ -1,0 +1,31 @@
+// The sandbox clock: real time plus an offset that tests move forward through the control API.
+// Every expiry in the sandbox (codes, tokens, consent requests, rate-limit windows) reads this clock.
+
+export class SandboxClock {
+  constructor(private offsetSeconds = 0) {}
+
+  nowMs(): number {
+    return Date.now() + this.offsetSeconds * 1000;
+  }
+
+  now(): Date {
+    return new Date(this.nowMs());
+  }
+
+  /** Whole seconds since the epoch, as used in webhook envelopes. */
+  nowEpochSeconds(): number {
+    return Math.floor(this.nowMs() / 1000);
+  }
+
+  get offset(): number {
+    return this.offsetSeconds;
+  }
+
+  advance(seconds: number): void {
+    this.offsetSeconds += seconds;
+  }
+
+  setOffset(seconds: number): void {
+    this.offsetSeconds = seconds;
+  }
+}

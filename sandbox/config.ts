@@ -1,0 +1,104 @@
+// Sandbox configuration: the only reader of process.env in sandbox/.
+// It reads the SAME variables as the app, so one .env drives both sides of the flow.
+import path from "node:path";
+import { z } from "zod";
+
+/** Scope grammar from contract §2: <resource> or <resource>:<permission>, permission read|write|delete. */
+export const SCOPE_PATTERN = /^[a-z][a-z0-9-]*(?::(?:read|write|delete))?$/;
+
+/** offline_access is added by the service, never requested by the app (contract §2). */
+export const OFFLINE_ACCESS = "offline_access";
+
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/** The contract requires HTTPS; the sandbox also accepts plain http on loopback so it runs offline. */
+const httpsOrLoopbackUrlSchema = z.string().refine((value) => {
+  try {
+    const url = new URL(value);
+    return url.protocol === "https:" || (url.protocol === "http:" && LOOPBACK_HOSTS.has(url.hostname));
+  } catch {
+    return false;
+  }
+}, "must be an https:// URL (http:// is accepted for localhost only)");
+
+const requestedScopesSchema = z
+  .string()
+  .transform((value) => value.split(/\s+/).filter((scope) => scope.length > 0))
+  .pipe(
+    z
+      .array(z.string().regex(SCOPE_PATTERN, "each scope must look like <resource> or <resource>:read|write|delete"))
+      .min(1, "list at least one scope"),
+  );
+
+const envSchema = z.object({
+  SANDBOX_PORT: z.coerce.number().int().min(0).max(65535).default(4010),
+  SANDBOX_URL: z.url().optional(),
+  SANDBOX_DATA_DIR: z.string().min(1).default(".data/sandbox"),
+  SANDBOX_REFRESH_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
+  SANDBOX_RATE_LIMIT: z.coerce.number().int().min(1).default(1000),
+  OAUTH_CLIENT_ID: z.string().min(1),
+  OAUTH_CLIENT_SECRET: z.string().min(1),
+  OAUTH_REDIRECT_URI: httpsOrLoopbackUrlSchema,
+  WEBHOOK_SECRET: z.string().min(1),
+  WEBHOOK_URL: httpsOrLoopbackUrlSchema,
+  APP_REQUESTED_SCOPES: requestedScopesSchema,
+  APP_NAME: z.string().min(1).default("Partner App"),
+});
+
+export interface SandboxConfig {
+  /** Port to listen on; 0 picks a free one (tests). */
+  port: number;
+  /** Public origin, without trailing slash. When absent it is http://localhost:<bound port>. */
+  publicUrl?: string;
+  /** Absolute folder for state.json. */
+  dataDir: string;
+  client: {
+    clientId: string;
+    clientSecret: string;
+    redirectUri: string;
+    /** What the app asks for; offline_access is added by the portal, not listed here. */
+    requestedScopes: string[];
+    appName: string;
+  };
+  webhook: {
+    url: string;
+    secret: string;
+    /** Contract §6: the app must answer within 10 seconds. */
+    timeoutMs: number;
+  };
+  /** Artificial delay while a refresh holds its in-flight marker, so tests can provoke concurrent refreshes. */
+  refreshDelayMs: number;
+  rateLimit: { limit: number; windowSeconds: number };
+}
+
+export class ConfigError extends Error {}
+
+/** Parses the environment; throws a ConfigError whose message names every bad or missing variable. */
+export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()): SandboxConfig {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => {
+      const name = issue.path.join(".") || "(environment)";
+      const missing = issue.code === "invalid_type" && env[name] === undefined;
+      return `  - ${name}: ${missing ? "is required but not set" : issue.message}`;
+    });
+    throw new ConfigError(`Sandbox configuration is invalid:\n${lines.join("\n")}\nSee sandbox/README.md for every variable.`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.SANDBOX_PORT,
+    publicUrl: e.SANDBOX_URL?.replace(/\/+$/, ""),
+    dataDir: path.resolve(cwd, e.SANDBOX_DATA_DIR),
+    client: {
+      clientId: e.OAUTH_CLIENT_ID,
+      clientSecret: e.OAUTH_CLIENT_SECRET,
+      redirectUri: e.OAUTH_REDIRECT_URI,
+      // The service adds offline_access itself (contract §2); drop it if an app lists it anyway.
+      requestedScopes: [...new Set(e.APP_REQUESTED_SCOPES.filter((scope) => scope !== OFFLINE_ACCESS))],
+      appName: e.APP_NAME,
+    },
+    webhook: { url: e.WEBHOOK_URL, secret: e.WEBHOOK_SECRET, timeoutMs: 10_000 },
+    refreshDelayMs: e.SANDBOX_REFRESH_DELAY_MS,
+    rateLimit: { limit: e.SANDBOX_RATE_LIMIT, windowSeconds: 60 },
+  };
+}

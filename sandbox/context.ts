@@ -1,0 +1,27 @@
+// What every route module of the sandbox receives: configuration, clock, state, seed data and webhooks.
+import type { SandboxClock } from "./clock.js";
+import type { SandboxConfig } from "./config.js";
+import type { OperatorData, SeedData } from "./seed.js";
+import type { SandboxStore } from "./store.js";
+import type { WebhookSender } from "./webhooks.js";
+
+export interface SandboxContext {
+  config: SandboxConfig;
+  clock: SandboxClock;
+  store: SandboxStore;
+  seed: SeedData;
+  webhooks: WebhookSender;
+  /** Public origin without trailing slash; known once the server listens when the port is 0. */
+  publicUrl(): string;
+  /** `${publicUrl}/idp`, exactly as discovery advertises it. */
+  issuer(): string;
+  log(line: string): void;
+  /** Hashes of refresh tokens being rotated right now (never persisted): fosite's serialization failure. */
+  refreshesInFlight: Set<string>;
+  /** Fixed-window rate-limit counters per install, on the sandbox clock (not persisted). */
+  rateWindows: Map<number, { windowStartMs: number; count: number }>;
+}
+
+export function findOperator(ctx: SandboxContext, operatorId: number): OperatorData | undefined {
+  return ctx.seed.operators.find((o) => o.operator.id === operatorId);
+}

@@ -1,0 +1,108 @@
+// GET {issuer}/oauth2/auth: the authorization endpoint. Reachable only with a request the portal built
+// (see auth-ticket.ts). It validates the request as Hydra would, then opens a consent request (30 minutes)
+// and sends the browser to the consent page.
+import { Hono } from "hono";
+import type { Context } from "hono";
+import type { SandboxContext } from "../context.js";
+import { findOperator } from "../context.js";
+import { randomString, sha256Hex } from "../crypto.js";
+import { CONSENT_REQUEST_TTL_MS } from "../lifetimes.js";
+import { parseScopeString, registeredScopes } from "../scopes.js";
+import { errorPage } from "../views/layout.js";
+import { consumePortalTicket } from "./auth-ticket.js";
+import { HINTS, OAuthError } from "./errors.js";
+
+const MIN_STATE_LENGTH = 8; // fosite's minimum entropy for state
+
+/** Sends an OAuth error back to the (already validated) redirect_uri, as RFC 6749 §4.1.2.1 says. */
+function redirectWithError(c: Context, redirectUri: string, error: OAuthError, state: string | null): Response {
+  const target = new URL(redirectUri);
+  target.searchParams.set("error", error.error);
+  target.searchParams.set("error_description", error.description);
+  if (state) target.searchParams.set("state", state);
+  return c.redirect(target.toString(), 302);
+}
+
+export function authorizeRoutes(ctx: SandboxContext): Hono {
+  const app = new Hono();
+
+  app.get("/oauth2/auth", (c) => {
+    const params = new URL(c.req.url).searchParams;
+    const now = ctx.clock.now();
+
+    // 1. Only the service builds authorization requests (contract §1.2–1.3).
+    const ticket = consumePortalTicket(ctx, params);
+    if (!ticket.ok) {
+      ctx.store.addEvent("authorize", now, { outcome: "rejected", reason: "not_built_by_portal" });
+      return c.html(
+        errorPage({
+          title: "Authorization request not built by the portal",
+          message:
+            "Apps must not build authorization URLs or offer their own connect button. The operator starts the connection from the operator portal (App catalogue → Connect); the service then builds this request and redirects here. Your app's only part in the flow is its registered redirect_uri.",
+          detail: `${ticket.reason} (contract §1.2–1.3)`,
+        }),
+        400,
+      );
+    }
+
+    // 2. Client and redirect_uri: errors here are shown, never redirected (the target is not trusted yet).
+    const clientId = params.get("client_id");
+    if (clientId !== ctx.config.client.clientId) {
+      const error = new OAuthError("invalid_client", HINTS.clientNotFound);
+      ctx.store.addEvent("authorize", now, { outcome: "rejected", reason: error.error, operator_id: ticket.operatorId });
+      return c.html(errorPage({ title: "invalid_client", message: error.description }), 400);
+    }
+    const redirectUri = params.get("redirect_uri");
+    if (redirectUri !== ctx.config.client.redirectUri) {
+      // Exact match against the registration (contract §2 "redirect_uri").
+      const error = new OAuthError("invalid_request", HINTS.redirectUriNotRegistered);
+      ctx.store.addEvent("authorize", now, { outcome: "rejected", reason: "redirect_uri_mismatch", operator_id: ticket.operatorId });
+      return c.html(errorPage({ title: "invalid_request", message: error.description }), 400);
+    }
+
+    // 3. From here on, errors go back to the app's redirect_uri with state.
+    const state = params.get("state");
+    const fail = (error: OAuthError, reason: string): Response => {
+      ctx.store.addEvent("authorize", now, { outcome: "rejected", reason, operator_id: ticket.operatorId });
+      return redirectWithError(c, redirectUri, error, state);
+    };
+
+    const responseType = params.get("response_type") ?? "";
+    if (responseType !== "code") {
+      return fail(new OAuthError("unsupported_response_type", `The client is not allowed to request response_type '${responseType}'.`), "unsupported_response_type");
+    }
+    if (!state || state.length < MIN_STATE_LENGTH) {
+      return fail(new OAuthError("invalid_state", HINTS.stateTooShort), "invalid_state");
+    }
+    if (params.has("code_challenge") || params.has("code_challenge_method")) {
+      // contract §1.7: confidential clients authenticate with client_secret_post and must not send code_challenge.
+      return fail(new OAuthError("invalid_request", HINTS.noPkceForConfidentialClients), "code_challenge_sent");
+    }
+    const scopes = parseScopeString(params.get("scope") ?? "");
+    const allowed = registeredScopes(ctx.config);
+    const notAllowed = scopes.find((scope) => !allowed.includes(scope));
+    if (notAllowed !== undefined) {
+      return fail(new OAuthError("invalid_scope", `The OAuth 2.0 Client is not allowed to request scope '${notAllowed}'.`), "invalid_scope");
+    }
+
+    const operator = findOperator(ctx, ticket.operatorId);
+    if (!operator) return c.html(errorPage({ title: "Unknown operator", message: "The portal session names an unknown operator." }), 400);
+
+    // 4. Open the login/consent request (lives 30 minutes on the sandbox clock).
+    const challenge = randomString(24);
+    ctx.store.state.consentRequests[sha256Hex(challenge)] = {
+      operatorId: ticket.operatorId,
+      clientId,
+      redirectUri,
+      scopes,
+      state,
+      createdAtMs: ctx.clock.nowMs(),
+      expiresAtMs: ctx.clock.nowMs() + CONSENT_REQUEST_TTL_MS,
+      handledAtMs: null,
+    };
+    ctx.store.addEvent("authorize", now, { outcome: "consent_requested", operator_id: ticket.operatorId, scopes });
+    return c.redirect(`${ctx.issuer()}/consent?consent_challenge=${encodeURIComponent(challenge)}`, 302);
+  });
+
+  return app;
+}

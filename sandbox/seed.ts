@@ -1,0 +1,321 @@
+// Deterministic seed data: a fixed-seed PRNG builds the same operators, teams, charge points and charges
+// on every start and every reset, so tests can compare what the app shows with GET /_sandbox/operators/:id/charge-points.
+// Record shapes follow public-facts.md ("Records"); timestamps are fixed, not relative to now.
+
+export interface Operator {
+  id: number;
+  name: string;
+  slug: string;
+}
+
+export interface Team {
+  id: number;
+  name: string;
+  type: "private" | "professional" | "operator";
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ChargePoint {
+  id: number;
+  teamId: number;
+  siteId: number | null;
+  name: string | null;
+  serialNumber: string;
+  visibility: "private" | "public";
+  maxKw: number;
+  type: "ac" | "dc";
+  state: ChargePointState;
+  location: {
+    coordinates: { latitude: number; longitude: number };
+    addressLabel: string;
+    address: { address1: string; zip: string; city: string; country: string };
+  };
+  connectors: { id: number; identifier: string; name: string }[];
+  evseId: string;
+  lastMeterReadingKwh: number;
+  cablePluggedIn: boolean;
+  isActive: boolean;
+  lastConnectedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+  deletedAt: string | null;
+}
+
+export type ChargePointState =
+  | "available" | "busy" | "busy-blocked" | "busy-charging" | "busy-non-charging" | "busy-non-released"
+  | "busy-reserved" | "busy-scheduled" | "error" | "disconnected" | "passive" | "maintenance" | "other";
+
+export interface Charge {
+  id: number;
+  chargePointId: number;
+  siteId: number | null;
+  state: "paying" | "reserved" | "starting" | "charging" | "stopping" | "paused" | "scheduled" | "stopped"
+    | "releasing" | "released" | "completed" | "other";
+  type: "external" | "operator" | "sponsored";
+  consumedKwh: number;
+  startMeterKwh: number;
+  endMeterKwh: number | null;
+  startedAt: string;
+  stoppedAt: string | null;
+  completedAt: string | null;
+  failedAt: string | null;
+  price: number;
+  cost: number;
+  currency: { identifier: string; name: string; decimals: number };
+  stopReason: string | null;
+  failureReason: string | null;
+}
+
+export interface OperatorData {
+  operator: Operator;
+  teams: Team[];
+  chargePoints: ChargePoint[];
+  charges: Charge[];
+}
+
+export interface SeedData {
+  operators: OperatorData[];
+}
+
+/** mulberry32: tiny, fast, good enough for fixtures, and identical on every platform. */
+function createPrng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface City {
+  city: string;
+  country: string;
+  latitude: number;
+  longitude: number;
+  streets: string[];
+  zipPrefix: string;
+}
+
+interface OperatorBlueprint {
+  id: number;
+  name: string;
+  slug: string;
+  code: string;
+  currency: { identifier: string; name: string; decimals: number };
+  pricePerKwh: number;
+  chargePointCount: number;
+  chargeCount: number;
+  teams: { name: string; type: Team["type"] }[];
+  cities: City[];
+  sitePrefixes: string[];
+}
+
+const BLUEPRINTS: OperatorBlueprint[] = [
+  {
+    id: 1001,
+    name: "Northwind Charging",
+    slug: "northwind-charging",
+    code: "NWC",
+    currency: { identifier: "EUR", name: "Euro", decimals: 2 },
+    pricePerKwh: 0.39,
+    chargePointCount: 23,
+    chargeCount: 36,
+    teams: [
+      { name: "Northwind Operations", type: "operator" },
+      { name: "Harbour Logistics Fleet", type: "professional" },
+      { name: "Residents Vondelpark", type: "private" },
+    ],
+    cities: [
+      { city: "Amsterdam", country: "NL", latitude: 52.3676, longitude: 4.9041, streets: ["Prinsengracht", "Overtoom", "Javastraat", "Ceintuurbaan"], zipPrefix: "10" },
+      { city: "Rotterdam", country: "NL", latitude: 51.9244, longitude: 4.4777, streets: ["Coolsingel", "Witte de Withstraat", "Kop van Zuid"], zipPrefix: "30" },
+      { city: "Utrecht", country: "NL", latitude: 52.0907, longitude: 5.1214, streets: ["Oudegracht", "Biltstraat", "Amsterdamsestraatweg"], zipPrefix: "35" },
+    ],
+    sitePrefixes: ["Depot", "Park & Ride", "Office", "Harbour"],
+  },
+  {
+    id: 1002,
+    name: "Fjordline Energy",
+    slug: "fjordline-energy",
+    code: "FJL",
+    currency: { identifier: "NOK", name: "Norwegian krone", decimals: 2 },
+    pricePerKwh: 4.9,
+    chargePointCount: 7,
+    chargeCount: 14,
+    teams: [
+      { name: "Fjordline Field Service", type: "operator" },
+      { name: "Bergen Taxi Cooperative", type: "professional" },
+    ],
+    cities: [
+      { city: "Oslo", country: "NO", latitude: 59.9139, longitude: 10.7522, streets: ["Karl Johans gate", "Bygdøy allé", "Thorvald Meyers gate"], zipPrefix: "0" },
+      { city: "Bergen", country: "NO", latitude: 60.3913, longitude: 5.3221, streets: ["Bryggen", "Strandkaien", "Nygårdsgaten"], zipPrefix: "5" },
+    ],
+    sitePrefixes: ["Ferry Terminal", "Shopping Centre", "Hotel"],
+  },
+  {
+    id: 1003,
+    name: "Alpenstrom Mobility",
+    slug: "alpenstrom-mobility",
+    code: "ASM",
+    currency: { identifier: "EUR", name: "Euro", decimals: 2 },
+    pricePerKwh: 0.49,
+    chargePointCount: 41,
+    chargeCount: 52,
+    teams: [
+      { name: "Alpenstrom Network Ops", type: "operator" },
+      { name: "Bavaria Rental Cars", type: "professional" },
+      { name: "Tirol Hotels Group", type: "professional" },
+      { name: "Staff Home Chargers", type: "private" },
+    ],
+    cities: [
+      { city: "Munich", country: "DE", latitude: 48.1351, longitude: 11.582, streets: ["Leopoldstraße", "Sendlinger Straße", "Arnulfstraße"], zipPrefix: "80" },
+      { city: "Vienna", country: "AT", latitude: 48.2082, longitude: 16.3738, streets: ["Mariahilfer Straße", "Praterstraße", "Landstraßer Hauptstraße"], zipPrefix: "10" },
+      { city: "Zurich", country: "CH", latitude: 47.3769, longitude: 8.5417, streets: ["Bahnhofstrasse", "Langstrasse", "Seefeldstrasse"], zipPrefix: "80" },
+      { city: "Innsbruck", country: "AT", latitude: 47.2692, longitude: 11.4041, streets: ["Maria-Theresien-Straße", "Museumstraße"], zipPrefix: "60" },
+    ],
+    sitePrefixes: ["Autobahn Rastplatz", "Ski Resort", "Business Park", "Hauptbahnhof", "Hotel"],
+  },
+];
+
+const BASE_TIME = Date.UTC(2025, 0, 6, 8, 0, 0); // 2025-01-06T08:00:00Z
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+const CP_STATES: ChargePointState[] = [
+  "available", "available", "available", "available", "busy-charging", "busy-charging", "busy-non-charging",
+  "busy-reserved", "disconnected", "error", "maintenance", "passive",
+];
+
+const CHARGE_STOP_REASONS = ["user", "ev-full", "remote", "idle-timeout"];
+const CHARGE_FAILURE_REASONS = ["connector-error", "authorization-rejected", "ev-communication-error"];
+
+function pick<T>(random: () => number, items: readonly T[]): T {
+  const item = items[Math.floor(random() * items.length)];
+  if (item === undefined) throw new Error("pick() called with an empty list");
+  return item;
+}
+
+function round(value: number, decimals: number): number {
+  const factor = 10 ** decimals;
+  return Math.round(value * factor) / factor;
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+function buildOperator(blueprint: OperatorBlueprint, random: () => number, index: number): OperatorData {
+  const operator: Operator = { id: blueprint.id, name: blueprint.name, slug: blueprint.slug };
+
+  const teams: Team[] = blueprint.teams.map((team, i) => {
+    const created = BASE_TIME - (400 - i * 30) * DAY_MS;
+    return {
+      id: blueprint.id * 100 + i + 1,
+      name: team.name,
+      type: team.type,
+      createdAt: iso(created),
+      updatedAt: iso(created + Math.floor(random() * 200) * DAY_MS),
+    };
+  });
+
+  // Sites: one per (city, prefix) pair that gets used; ids are stable per operator.
+  const siteIds = new Map<string, number>();
+  const chargePoints: ChargePoint[] = [];
+  for (let i = 0; i < blueprint.chargePointCount; i += 1) {
+    const city = pick(random, blueprint.cities);
+    const street = pick(random, city.streets);
+    const sitePrefix = pick(random, blueprint.sitePrefixes);
+    const siteKey = `${city.city}/${sitePrefix}`;
+    let siteId = siteIds.get(siteKey);
+    if (siteId === undefined) {
+      siteId = blueprint.id * 1000 + siteIds.size + 1;
+      siteIds.set(siteKey, siteId);
+    }
+    const isDc = random() < 0.3;
+    const maxKw = isDc ? pick(random, [50, 150, 300]) : pick(random, [11, 22]);
+    const id = (index + 1) * 10_000 + i + 1;
+    const houseNumber = 1 + Math.floor(random() * 180);
+    const zip = `${city.zipPrefix}${String(10 + Math.floor(random() * 89)).padStart(2, "0")}`;
+    const created = BASE_TIME - Math.floor(random() * 300) * DAY_MS;
+    const state = pick(random, CP_STATES);
+    const connectorCount = isDc ? 2 : random() < 0.5 ? 1 : 2;
+    const connectors = Array.from({ length: connectorCount }, (_, c) => ({
+      id: id * 10 + c + 1,
+      identifier: String(c + 1),
+      name: isDc ? (c === 0 ? "CCS2" : "CHAdeMO") : "Type 2",
+    }));
+    const number = String(i + 1).padStart(2, "0");
+    const hasName = random() > 0.08; // a few charge points have no name, as in the real API (name is nullable)
+    chargePoints.push({
+      id,
+      teamId: pick(random, teams).id,
+      siteId: random() < 0.9 ? siteId : null,
+      name: hasName ? `${city.city} ${sitePrefix} ${isDc ? "HPC" : "AC"} ${number}` : null,
+      serialNumber: `${blueprint.code}-${isDc ? "DC" : "AC"}${maxKw}-${String(100_000 + Math.floor(random() * 900_000))}`,
+      visibility: random() < 0.7 ? "public" : "private",
+      maxKw,
+      type: isDc ? "dc" : "ac",
+      state,
+      location: {
+        coordinates: {
+          latitude: round(city.latitude + (random() - 0.5) * 0.08, 6),
+          longitude: round(city.longitude + (random() - 0.5) * 0.12, 6),
+        },
+        addressLabel: `${street} ${houseNumber}, ${city.city}`,
+        address: { address1: `${street} ${houseNumber}`, zip, city: city.city, country: city.country },
+      },
+      connectors,
+      evseId: `${city.country}*${blueprint.code}*E${id}`, // EVSE ids carry the country of the site
+      lastMeterReadingKwh: round(500 + random() * 40_000, 3),
+      cablePluggedIn: state.startsWith("busy"),
+      isActive: state !== "passive",
+      lastConnectedAt: state === "disconnected" ? iso(BASE_TIME - Math.floor(random() * 20) * DAY_MS) : iso(BASE_TIME - Math.floor(random() * 600) * 1000),
+      createdAt: iso(created),
+      updatedAt: iso(created + Math.floor(random() * 60) * DAY_MS),
+      deletedAt: null,
+    });
+  }
+
+  const charges: Charge[] = [];
+  for (let i = 0; i < blueprint.chargeCount; i += 1) {
+    const chargePoint = pick(random, chargePoints);
+    const startedMs = BASE_TIME + Math.floor(random() * 120 * 24) * 60 * 60 * 1000 + Math.floor(random() * 3600) * 1000;
+    const roll = random();
+    const state: Charge["state"] = roll < 0.78 ? "completed" : roll < 0.88 ? "charging" : roll < 0.94 ? "stopped" : "other";
+    const failed = state === "other";
+    const consumedKwh = failed ? 0 : round(3 + random() * (chargePoint.type === "dc" ? 70 : 35), 3);
+    const startMeterKwh = round(100 + random() * 30_000, 3);
+    const durationMs = Math.floor((consumedKwh / Math.min(chargePoint.maxKw, 50)) * 3600 * 1000) + 5 * 60 * 1000;
+    const finished = state === "completed" || state === "stopped";
+    const price = round(consumedKwh * blueprint.pricePerKwh, 2);
+    charges.push({
+      id: (index + 1) * 1_000_000 + i + 1,
+      chargePointId: chargePoint.id,
+      siteId: chargePoint.siteId,
+      state,
+      type: pick(random, ["external", "external", "operator", "sponsored"] as const),
+      consumedKwh,
+      startMeterKwh,
+      endMeterKwh: finished ? round(startMeterKwh + consumedKwh, 3) : null,
+      startedAt: iso(startedMs),
+      stoppedAt: finished ? iso(startedMs + durationMs) : null,
+      completedAt: state === "completed" ? iso(startedMs + durationMs + 60_000) : null,
+      failedAt: failed ? iso(startedMs + 30_000) : null,
+      price,
+      cost: round(price * 0.62, 2),
+      currency: blueprint.currency,
+      stopReason: finished ? pick(random, CHARGE_STOP_REASONS) : null,
+      failureReason: failed ? pick(random, CHARGE_FAILURE_REASONS) : null,
+    });
+  }
+  charges.sort((a, b) => a.id - b.id);
+
+  return { operator, teams, chargePoints, charges };
+}
+
+/** Builds the whole seed; the same seed always yields byte-identical data. */
+export function buildSeed(seed = 0x5eed_2025): SeedData {
+  const random = createPrng(seed);
+  return { operators: BLUEPRINTS.map((blueprint, index) => buildOperator(blueprint, random, index)) };
+}

@@ -1,0 +1,111 @@
+// Assembles the sandbox: one Hono app with the identity provider (/idp), operator portal (/portal),
+// partner API (/api/v1) and control API (/_sandbox). createSandbox() is for in-process use (tests);
+// startSandbox() also listens (port 0 picks a free port).
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import { Hono } from "hono";
+import { apiRoutes } from "./api/routes.js";
+import { SandboxClock } from "./clock.js";
+import type { SandboxConfig } from "./config.js";
+import type { SandboxContext } from "./context.js";
+import { controlRoutes } from "./control.js";
+import { authorizeRoutes } from "./idp/authorize.js";
+import { consentRoutes } from "./idp/consent.js";
+import { discoveryRoutes } from "./idp/discovery.js";
+import { tokenRoutes } from "./idp/token.js";
+import { portalRoutes } from "./portal/routes.js";
+import { buildSeed } from "./seed.js";
+import { SandboxStore } from "./store.js";
+import { createWebhookSender } from "./webhooks.js";
+
+export interface SandboxOptions {
+  /** Where log lines go; defaults to stdout with a [sandbox] prefix. */
+  log?: (line: string) => void;
+}
+
+export interface Sandbox {
+  app: Hono;
+  ctx: SandboxContext;
+  /** Sets the public origin once it is known (port 0). */
+  setPublicUrl(url: string): void;
+  /** Writes pending state to disk. */
+  flush(): Promise<void>;
+}
+
+export async function createSandbox(config: SandboxConfig, options: SandboxOptions = {}): Promise<Sandbox> {
+  const log = options.log ?? ((line: string) => console.log(`[sandbox] ${line}`));
+  const store = await SandboxStore.open(config.dataDir, log);
+  const clock = new SandboxClock(store.state.clockOffsetSeconds);
+  let publicUrl = config.publicUrl ?? `http://localhost:${config.port}`;
+
+  const ctx: SandboxContext = {
+    config,
+    clock,
+    store,
+    seed: buildSeed(),
+    webhooks: createWebhookSender(config, clock, store, log),
+    publicUrl: () => publicUrl,
+    issuer: () => `${publicUrl}/idp`,
+    log,
+    refreshesInFlight: new Set(),
+    rateWindows: new Map(),
+  };
+
+  const app = new Hono();
+  app.get("/", (c) => c.redirect("/portal", 302));
+  const idp = new Hono();
+  idp.route("/", discoveryRoutes(ctx));
+  idp.route("/", authorizeRoutes(ctx));
+  idp.route("/", consentRoutes(ctx));
+  idp.route("/", tokenRoutes(ctx));
+  app.route("/idp", idp);
+  app.route("/portal", portalRoutes(ctx));
+  app.route("/api/v1", apiRoutes(ctx));
+  app.route("/_sandbox", controlRoutes(ctx));
+
+  app.onError((error, c) => {
+    log(`unexpected error on ${c.req.method} ${new URL(c.req.url).pathname}: ${error.message}`);
+    return c.json({ error: "server_error", error_description: "The sandbox hit an unexpected error; see its log." }, 500);
+  });
+
+  return {
+    app,
+    ctx,
+    setPublicUrl(url: string) {
+      publicUrl = url.replace(/\/+$/, "");
+    },
+    flush: () => store.flush(),
+  };
+}
+
+export interface RunningSandbox {
+  url: string;
+  sandbox: Sandbox;
+  close(): Promise<void>;
+}
+
+export async function startSandbox(config: SandboxConfig, options: SandboxOptions = {}): Promise<RunningSandbox> {
+  const sandbox = await createSandbox(config, options);
+  const { server, port } = await new Promise<{ server: ReturnType<typeof serve>; port: number }>((resolve, reject) => {
+    const server = serve({ fetch: sandbox.app.fetch, port: config.port }, (info: AddressInfo) => resolve({ server, port: info.port }));
+    server.once("error", reject);
+  });
+  const url = config.publicUrl ?? `http://localhost:${port}`;
+  sandbox.setPublicUrl(url);
+
+  let closing: Promise<void> | null = null;
+  return {
+    url,
+    sandbox,
+    close() {
+      closing ??= (async () => {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          if ("closeAllConnections" in server) server.closeAllConnections();
+        });
+        await sandbox.flush();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,79 @@
+// The sandbox's page shell: one stylesheet, a header, and a footer that says what this is.
+import { html, raw } from "hono/html";
+
+type Html = ReturnType<typeof html>;
+
+const STYLES = `
+  :root { color-scheme: light; --ink:#17202a; --muted:#5d6b7a; --line:#dde3ea; --bg:#f5f7fa; --card:#fff;
+          --accent:#0f7b5f; --accent-ink:#fff; --warn:#8a5a00; --warn-bg:#fff6e0; --danger:#b42318; }
+  * { box-sizing: border-box; }
+  body { margin:0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color:var(--ink); background:var(--bg); }
+  header.top { background:#0b3d31; color:#fff; padding:14px 24px; display:flex; align-items:center; justify-content:space-between; }
+  header.top a { color:#fff; text-decoration:none; font-weight:600; }
+  header.top .who { font-size:13px; opacity:.85; }
+  main { max-width: 760px; margin: 32px auto; padding: 0 20px; }
+  h1 { font-size: 24px; margin: 0 0 8px; }
+  h2 { font-size: 18px; margin: 0 0 6px; }
+  p.lead { color: var(--muted); margin-top: 0; }
+  .card { background:var(--card); border:1px solid var(--line); border-radius:10px; padding:20px 22px; margin:16px 0; }
+  ul.plain { list-style:none; padding:0; margin:0; }
+  ul.plain > li { border-bottom:1px solid var(--line); padding:10px 0; }
+  ul.plain > li:last-child { border-bottom:0; }
+  ul.scopes { padding-left: 20px; margin: 8px 0 4px; }
+  ul.scopes li { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 14px; padding: 2px 0; }
+  dl.scope-help { display:grid; grid-template-columns: max-content 1fr; gap: 4px 14px; font-size: 13px; color: var(--muted); margin: 12px 0 0; }
+  dl.scope-help dt { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; }
+  dl.scope-help dd { margin: 0; }
+  a { color: var(--accent); }
+  .operator-link { font-size: 17px; font-weight: 600; text-decoration: none; }
+  .muted { color: var(--muted); font-size: 13px; }
+  .badge { display:inline-block; font-size:12px; font-weight:600; padding:2px 8px; border-radius:999px; background:#e3f4ee; color:var(--accent); margin-left:8px; vertical-align:middle; }
+  .badge.warn { background: var(--warn-bg); color: var(--warn); }
+  .row { display:flex; gap:10px; align-items:center; flex-wrap:wrap; margin-top:14px; }
+  button { font: inherit; font-weight:600; border-radius:8px; padding:9px 18px; cursor:pointer; border:1px solid var(--accent); background:var(--accent); color:var(--accent-ink); }
+  button.secondary { background:#fff; color:var(--ink); border-color:var(--line); }
+  button.danger { background:#fff; color:var(--danger); border-color:#f1c6c2; }
+  form.inline { display:inline; margin:0; }
+  .notice { background: var(--warn-bg); border:1px solid #f2d9a0; color: var(--warn); border-radius:8px; padding:10px 14px; }
+  .error { border-left: 4px solid var(--danger); }
+  code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 13px; background:#eef1f5; padding:1px 5px; border-radius:4px; }
+  footer { max-width:760px; margin: 0 auto 40px; padding: 0 20px; font-size:12px; color:var(--muted); }
+  table.events { width:100%; border-collapse: collapse; font-size: 13px; }
+  table.events td, table.events th { text-align:left; padding:4px 6px; border-bottom:1px solid var(--line); }
+`;
+
+export function layout(options: { title: string; who?: string | null; body: Html }): Html {
+  return html`<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <title>${options.title} · Volt sandbox</title>
+    <style>${raw(STYLES)}</style>
+  </head>
+  <body>
+    <header class="top">
+      <a href="/portal">Volt sandbox · operator portal</a>
+      ${options.who ? html`<span class="who">Signed in as ${options.who}</span>` : ""}
+    </header>
+    <main>${options.body}</main>
+    <footer>
+      This is the local sandbox of the partner integration service: identity provider, operator portal,
+      partner API and webhooks, for development only. Nothing here is production data.
+    </footer>
+  </body>
+</html>`;
+}
+
+export function errorPage(options: { title: string; message: string; detail?: string; who?: string | null }): Html {
+  return layout({
+    title: options.title,
+    who: options.who,
+    body: html`<div class="card error">
+      <h1>${options.title}</h1>
+      <p>${options.message}</p>
+      ${options.detail ? html`<p class="muted">${options.detail}</p>` : ""}
+      <p><a href="/portal">Back to the operator portal</a></p>
+    </div>`,
+  });
+}

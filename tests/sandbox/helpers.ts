@@ -1,0 +1,211 @@
+// Test harness for the sandbox conformance tests: an in-process sandbox on port 0 with a temp data dir,
+// a fake webhook receiver that records raw bodies, and plain-fetch helpers that walk the portal → consent →
+// callback flow by following redirects manually, as a browser would.
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { SandboxConfig } from "../../sandbox/config.js";
+import { startSandbox, type RunningSandbox } from "../../sandbox/server.js";
+
+export const CLIENT_ID = "test-partner-app";
+export const CLIENT_SECRET = "test-client-secret-0123456789";
+export const WEBHOOK_SECRET = "whsec_test_0123456789";
+export const REDIRECT_URI = "http://localhost:3999/oauth/callback";
+export const REQUESTED_SCOPES = ["charge-points:read", "charge-transactions:read"];
+
+export interface RecordedWebhook {
+  headers: IncomingHttpHeaders;
+  rawBody: Buffer;
+}
+
+export interface WebhookReceiver {
+  url: string;
+  received: RecordedWebhook[];
+  /** What the next deliveries get answered with. */
+  respondWith: { status: number; delayMs: number };
+  close(): Promise<void>;
+}
+
+export async function startWebhookReceiver(): Promise<WebhookReceiver> {
+  const received: RecordedWebhook[] = [];
+  const respondWith = { status: 204, delayMs: 0 };
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      received.push({ headers: req.headers, rawBody: Buffer.concat(chunks) });
+      setTimeout(() => {
+        res.statusCode = respondWith.status;
+        res.end();
+      }, respondWith.delayMs);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://localhost:${port}/api/webhooks`,
+    received,
+    respondWith,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export interface TestEnv {
+  url: string;
+  config: SandboxConfig;
+  webhooks: WebhookReceiver;
+  running: RunningSandbox;
+  /** Closes the sandbox (flushing state) and starts a new one on the same data dir. */
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startTestSandbox(overrides: Partial<Pick<SandboxConfig, "refreshDelayMs" | "rateLimit">> & { webhookTimeoutMs?: number } = {}): Promise<TestEnv> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), "volt-sandbox-test-"));
+  const webhooks = await startWebhookReceiver();
+  const config: SandboxConfig = {
+    port: 0,
+    dataDir,
+    client: { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUri: REDIRECT_URI, requestedScopes: REQUESTED_SCOPES, appName: "Test Partner App" },
+    webhook: { url: webhooks.url, secret: WEBHOOK_SECRET, timeoutMs: overrides.webhookTimeoutMs ?? 10_000 },
+    refreshDelayMs: overrides.refreshDelayMs ?? 0,
+    rateLimit: overrides.rateLimit ?? { limit: 1000, windowSeconds: 60 },
+  };
+  const quiet = (): void => {};
+  const env: TestEnv = {
+    url: "",
+    config,
+    webhooks,
+    running: await startSandbox(config, { log: quiet }),
+    async restart() {
+      await env.running.close();
+      env.running = await startSandbox(config, { log: quiet });
+      env.url = env.running.url;
+    },
+    async close() {
+      await env.running.close();
+      await webhooks.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+  env.url = env.running.url;
+  return env;
+}
+
+export function locationOf(response: Response): string {
+  const location = response.headers.get("location");
+  if (!location) throw new Error(`expected a redirect, got ${response.status}`);
+  return location;
+}
+
+/** The consent_challenge hidden input of a consent page. */
+export function challengeFrom(html: string): string {
+  const match = /name="consent_challenge" value="([^"]+)"/.exec(html);
+  if (!match?.[1]) throw new Error("no consent_challenge in page");
+  return match[1];
+}
+
+export function scopeItemsFrom(html: string): string[] {
+  const list = /<ul class="scopes"[^>]*>([\s\S]*?)<\/ul>/.exec(html)?.[1] ?? "";
+  return [...list.matchAll(/<li>([^<]*)<\/li>/g)].map((m) => m[1] ?? "");
+}
+
+export async function postForm(url: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(url, {
+    method: "POST",
+    headers: { "Content-Type": "application/x-www-form-urlencoded", ...headers },
+    body: new URLSearchParams(fields).toString(),
+    redirect: "manual",
+  });
+}
+
+/** Portal → Connect → authorization endpoint → consent page. Returns the page and its challenge. */
+export async function openConsent(env: TestEnv, operatorId: number): Promise<{ html: string; challenge: string; authorizeUrl: string }> {
+  const connect = await postForm(`${env.url}/portal/operators/${operatorId}/connect`, {});
+  const authorizeUrl = locationOf(connect);
+  const authorize = await fetch(authorizeUrl, { redirect: "manual" });
+  const consentUrl = locationOf(authorize);
+  const page = await fetch(consentUrl);
+  const html = await page.text();
+  return { html, challenge: challengeFrom(html), authorizeUrl };
+}
+
+export interface Callback {
+  url: URL;
+  code: string;
+  scope: string;
+  state: string;
+}
+
+/** The whole operator side of the flow, ending at the app's redirect_uri with a code. */
+export async function connectAndApprove(env: TestEnv, operatorId: number): Promise<Callback> {
+  const { challenge } = await openConsent(env, operatorId);
+  const decision = await postForm(`${env.url}/idp/consent`, { consent_challenge: challenge, decision: "approve" });
+  const url = new URL(locationOf(decision));
+  return {
+    url,
+    code: url.searchParams.get("code") ?? "",
+    scope: url.searchParams.get("scope") ?? "",
+    state: url.searchParams.get("state") ?? "",
+  };
+}
+
+export interface TokenSet {
+  access_token: string;
+  refresh_token: string;
+  token_type: string;
+  expires_in: number;
+  scope: string;
+}
+
+export function redeemCode(env: TestEnv, code: string, fields: Record<string, string> = {}): Promise<Response> {
+  return postForm(`${env.url}/idp/oauth2/token`, {
+    grant_type: "authorization_code",
+    code,
+    redirect_uri: REDIRECT_URI,
+    client_id: CLIENT_ID,
+    client_secret: CLIENT_SECRET,
+    ...fields,
+  });
+}
+
+export function refreshTokens(env: TestEnv, refreshToken: string): Promise<Response> {
+  return postForm(`${env.url}/idp/oauth2/token`, {
+    grant_type: "refresh_token",
+    refresh_token: refreshToken,
+    client_id: CLIENT_ID,
+    client_secret: CLIENT_SECRET,
+  });
+}
+
+/** Connect, approve and redeem: a fresh install with its first token set. */
+export async function installAndRedeem(env: TestEnv, operatorId: number): Promise<TokenSet> {
+  const callback = await connectAndApprove(env, operatorId);
+  const response = await redeemCode(env, callback.code);
+  if (response.status !== 200) throw new Error(`redeem failed: ${response.status} ${await response.text()}`);
+  return (await response.json()) as TokenSet;
+}
+
+export function callApi(env: TestEnv, pathAndQuery: string, accessToken: string): Promise<Response> {
+  return fetch(`${env.url}/api/v1${pathAndQuery}`, { headers: { Authorization: `Bearer ${accessToken}` } });
+}
+
+export async function control<T>(env: TestEnv, method: "GET" | "POST", pathAndQuery: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${env.url}/_sandbox${pathAndQuery}`, {
+    method,
+    headers: body === undefined ? {} : { "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`control ${method} ${pathAndQuery} → ${response.status} ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+export async function advanceClock(env: TestEnv, seconds: number): Promise<void> {
+  await control(env, "POST", "/clock/advance", { seconds });
+}

@@ -1,0 +1,52 @@
+// State survives a restart; the state file never holds a token, code or secret in clear.
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CLIENT_SECRET, advanceClock, callApi, connectAndApprove, control, installAndRedeem, refreshTokens, startTestSandbox, type TestEnv } from "./helpers.js";
+
+let env: TestEnv;
+beforeAll(async () => {
+  env = await startTestSandbox();
+});
+afterAll(async () => {
+  await env.close();
+});
+
+describe("persistence", () => {
+  it("keeps installs, tokens, the clock offset and the event log across a restart", async () => {
+    const tokens = await installAndRedeem(env, 1001);
+    const pendingCode = (await connectAndApprove(env, 1002)).code;
+    await advanceClock(env, 120);
+    const eventsBefore = (await control<{ events: unknown[] }>(env, "GET", "/events")).events.length;
+
+    await env.restart();
+
+    expect((await control<{ offsetSeconds: number }>(env, "GET", "/clock")).offsetSeconds).toBe(120);
+    const { installs } = await control<{ installs: { install_id: number; status: string }[] }>(env, "GET", "/installs");
+    expect(installs.map((i) => [i.install_id, i.status])).toEqual([
+      [1, "active"],
+      [2, "active"],
+    ]);
+    expect((await callApi(env, "/consumers/me", tokens.access_token)).status).toBe(200);
+    expect((await refreshTokens(env, tokens.refresh_token)).status).toBe(200);
+    expect((await control<{ events: unknown[] }>(env, "GET", "/events")).events.length).toBeGreaterThanOrEqual(eventsBefore);
+    expect(pendingCode).toMatch(/^volt_ac_/);
+
+    const file = await readFile(path.join(env.config.dataDir, "state.json"), "utf8");
+    for (const secret of [tokens.access_token, tokens.refresh_token, pendingCode, CLIENT_SECRET]) expect(file).not.toContain(secret);
+    expect(file).not.toMatch(/volt_(at|rt|ac)_/);
+  });
+
+  it("reset wipes installs, tokens and logs and sets the clock back", async () => {
+    const tokens = await installAndRedeem(env, 1003);
+    await control(env, "POST", "/reset");
+    expect((await control<{ installs: unknown[] }>(env, "GET", "/installs")).installs).toEqual([]);
+    expect((await control<{ offsetSeconds: number }>(env, "GET", "/clock")).offsetSeconds).toBe(0);
+    const { events } = await control<{ events: { type: string }[] }>(env, "GET", "/events");
+    expect(events.map((e) => e.type)).toEqual(["control"]);
+    expect((await callApi(env, "/consumers/me", tokens.access_token)).status).toBe(401);
+    // A fresh install starts numbering again after a reset.
+    await installAndRedeem(env, 1001);
+    expect((await control<{ installs: { install_id: number }[] }>(env, "GET", "/installs")).installs[0]?.install_id).toBe(1);
+  });
+});

@@ -68,6 +68,14 @@ const EnvSchema = z.object({
 
   TOKEN_ENCRYPTION_KEYS: encryptionKeysSchema,
 
+  /**
+   * The partner's staff who may use the console (/admin): comma-separated
+   * `<email>=<password hash>`, hashes made with `npm run staff:password`. Empty: no console access.
+   */
+  STAFF_USERS: z.string().default(""),
+  /** Bearer secret for /api/cron/* (platform schedulers). Unset: the cron routes answer 503. */
+  CRON_SECRET: z.string().min(32, "use at least 32 random characters").optional(),
+
   /** Upper bound for every outbound call to the service. */
   HTTP_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
 });

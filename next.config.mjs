@@ -1,6 +1,8 @@
 // Next.js configuration for the partner app.
 /** @type {import("next").NextConfig} */
 const nextConfig = {
+  // A second test suite beside a first one builds into its own folder (scripts/test.ts).
+  distDir: process.env.NEXT_DIST_DIR || ".next",
   // The app is served behind whatever the partner deploys it on; never advertise the framework.
   poweredByHeader: false,
   // pino and pg are Node-only; keep them out of the server bundle so their workers and native
@@ -9,8 +11,9 @@ const nextConfig = {
   // `next dev` logs every request URL. The redirect_uri's query holds the authorization code, and
   // no code may reach a log line, so that route is left out of the request log.
   logging: { incomingRequests: { ignore: [/\/oauth\/callback/] } },
-  // `npm run lint` runs ESLint; type errors fail the build.
-  typescript: { ignoreBuildErrors: false },
+  // Type errors in the app fail the build. The build checks the app only (tsconfig.app.json);
+  // `npm run typecheck` checks everything, the sandbox, scripts and tests included.
+  typescript: { ignoreBuildErrors: false, tsconfigPath: "tsconfig.app.json" },
 };
 
 export default nextConfig;

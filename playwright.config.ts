@@ -16,7 +16,7 @@ export default defineConfig({
   retries: 0,
   timeout: 60_000,
   reporter: [["list"], ["json"]],
-  outputDir: ".data/test/playwright",
+  outputDir: `${process.env.TEST_DATA_DIR ?? ".data/test"}/playwright`,
   use: {
     baseURL: process.env.APP_URL ?? "http://localhost:3100",
     trace: "retain-on-failure",

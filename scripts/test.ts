@@ -12,20 +12,23 @@ import { generateLocalEnv } from "./lib/local-env";
 import { runToCompletion, stopAll } from "./lib/processes";
 import { startStack } from "./lib/stack";
 
-const DATA_DIR = ".data/test";
+// TEST_PORT_OFFSET runs a second suite beside a first one (other ports, another data folder).
+const OFFSET = Number(process.env.TEST_PORT_OFFSET ?? 0);
+const DATA_DIR = OFFSET ? `.data/test-${OFFSET}` : ".data/test";
 const VITEST_REPORT = path.join(DATA_DIR, "vitest-report.json");
 const PLAYWRIGHT_REPORT = path.join(DATA_DIR, "playwright-report.json");
 const bin = (name: string) => path.resolve("node_modules/.bin", name);
 
-const only = process.argv[2]; // `npm test -- vitest` or `npm test -- e2e` runs one half
+// `npm test -- vitest [vitest args]` or `npm test -- e2e [playwright args]` runs one half.
+const [only, ...passThrough] = process.argv.slice(2);
 const started = performance.now();
 
-const env = generateLocalEnv({ app: 3100, sandbox: 4110 });
+const env = { ...generateLocalEnv({ app: 3100 + OFFSET, sandbox: 4110 + OFFSET }), ...(OFFSET ? { NEXT_DIST_DIR: `.next-test-${OFFSET}` } : {}) };
 const stack = await startStack({
   env,
   databaseUrl: process.env.TEST_DATABASE_URL || undefined,
   dataDir: DATA_DIR,
-  databasePort: 54330,
+  databasePort: 54330 + OFFSET,
   fresh: true,
   appMode: "start",
   quiet: true,
@@ -36,7 +39,7 @@ const stack = await startStack({
 });
 console.log(`[test] stack ready in ${Math.round((performance.now() - started) / 1000)} s (logs in ${DATA_DIR}/logs/)`);
 
-const testEnv: NodeJS.ProcessEnv = { ...stack.env, TEST_LOG_DIR: path.join(DATA_DIR, "logs") };
+const testEnv: NodeJS.ProcessEnv = { ...stack.env, TEST_DATA_DIR: DATA_DIR, TEST_LOG_DIR: path.join(DATA_DIR, "logs") };
 let exitCode = 0;
 const totals = { passed: 0, failed: 0, skipped: 0 };
 
@@ -47,7 +50,7 @@ function readJson(file: string): unknown {
 try {
   if (!only || only === "vitest") {
     rmSync(VITEST_REPORT, { force: true });
-    const code = await runToCompletion(bin("vitest"), ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${VITEST_REPORT}`], testEnv);
+    const code = await runToCompletion(bin("vitest"), ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${VITEST_REPORT}`, ...(only ? passThrough : [])], testEnv);
     const report = readJson(VITEST_REPORT) as { numPassedTests?: number; numFailedTests?: number; numPendingTests?: number; numTodoTests?: number } | undefined;
     totals.passed += report?.numPassedTests ?? 0;
     totals.failed += report?.numFailedTests ?? (code === 0 ? 0 : 1);
@@ -56,7 +59,7 @@ try {
   }
   if (!only || only === "e2e") {
     rmSync(PLAYWRIGHT_REPORT, { force: true });
-    const code = await runToCompletion(bin("playwright"), ["test"], { ...testEnv, PLAYWRIGHT_JSON_OUTPUT_NAME: PLAYWRIGHT_REPORT });
+    const code = await runToCompletion(bin("playwright"), ["test", ...(only ? passThrough : [])], { ...testEnv, PLAYWRIGHT_JSON_OUTPUT_NAME: PLAYWRIGHT_REPORT });
     const report = readJson(PLAYWRIGHT_REPORT) as { stats?: { expected?: number; unexpected?: number; flaky?: number; skipped?: number } } | undefined;
     totals.passed += (report?.stats?.expected ?? 0) + (report?.stats?.flaky ?? 0);
     totals.failed += report?.stats?.unexpected ?? (code === 0 ? 0 : 1);

@@ -29,6 +29,7 @@ const FAILURE_TEXT: Record<Exclude<ChargePointsResult, { ok: true }>["reason"], 
   bad_response: "The service answered in a way the app did not understand.",
   no_grant: "The app has no access token for this install yet. Connect the app from the operator portal.",
   reinstall_needed: "The app lost its access to your data. Connect it again from the operator portal.",
+  revoked: "This install was removed. Install the app again from the operator portal.",
   not_active: "The app does not read data for this install in its current state.",
 };
 

@@ -10,6 +10,7 @@ import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/log";
 import { TokenEndpointError, redeemAuthorizationCode } from "@/lib/oauth/token-endpoint";
+import { openTokenCircuit } from "@/lib/oauth/circuit";
 import { storeTokenGrant } from "@/lib/oauth/token-vault";
 import { PartnerApiError } from "@/lib/partner-api/client";
 import { TokenOwnerMismatchError, identifyTokenOwner } from "./identity";
@@ -64,6 +65,7 @@ function reasonFor(error: unknown): InstallFailureReason {
         return reasonForInvalidGrant(error.description);
       case "invalid_client":
         return "app_misconfigured";
+      case "not_sent":
       case "unavailable":
       case "bad_response":
         return "service_unavailable";
@@ -111,6 +113,10 @@ export async function completeInstall(query: URLSearchParams): Promise<{ install
     logger.info({ installRowId: install.id, installId: owner.installId, operatorId: owner.operatorId }, "install connected");
     return { installRowId: install.id, operatorId: owner.operatorId };
   } catch (error) {
+    if (error instanceof TokenEndpointError && error.kind === "invalid_client") {
+      // Every token request will fail the same way: pause refreshing and tell staff (contract §7).
+      await openTokenCircuit(error.description ?? "invalid_client at the redirect_uri").catch(() => undefined);
+    }
     throw new InstallFailedError(reasonFor(error));
   }
 }

@@ -4,7 +4,8 @@ import "server-only";
 import { db } from "@/lib/db/client";
 import { logger } from "@/lib/log";
 import { withAccessToken } from "@/lib/oauth/access";
-import { NoUsableTokenError } from "@/lib/oauth/errors";
+import { TokenCircuitOpenError } from "@/lib/oauth/circuit";
+import { NoUsableTokenError, TokenRefreshUnavailableError } from "@/lib/oauth/errors";
 import { PartnerApiError, fetchChargePoints, type PartnerApiErrorKind } from "@/lib/partner-api/client";
 import type { ChargePointPage } from "@/lib/partner-api/schemas";
 
@@ -39,7 +40,7 @@ export async function fetchInstallSummary(installRowId: string): Promise<Install
 
 export type ChargePointsResult =
   | { ok: true; page: ChargePointPage }
-  | { ok: false; reason: PartnerApiErrorKind | "no_grant" | "reinstall_needed" | "not_active" };
+  | { ok: false; reason: PartnerApiErrorKind | NoUsableTokenError["reason"] | "not_active" };
 
 /** One page of the install's charge points, read live from the partner API. */
 export async function fetchInstallChargePoints(
@@ -56,6 +57,10 @@ export async function fetchInstallChargePoints(
       return { ok: false, reason: error.kind };
     }
     if (error instanceof NoUsableTokenError) return { ok: false, reason: error.reason };
+    if (error instanceof TokenRefreshUnavailableError || error instanceof TokenCircuitOpenError) {
+      logger.warn({ installRowId: install.id, err: error }, "charge points unavailable: no fresh token");
+      return { ok: false, reason: "unavailable" };
+    }
     throw error;
   }
 }

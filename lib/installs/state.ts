@@ -27,9 +27,10 @@ export function canTransition(from: InstallStatus, to: InstallStatus): boolean {
 }
 
 /**
- * Moves an install to `to` if that move is allowed from its current status; returns whether it
- * moved. Re-reads the status under a row lock inside the caller's transaction, so two writers
- * cannot both apply a move computed from a stale read.
+ * Moves an install to `to` if that move is allowed from its current status, and returns whether
+ * it moved. The status is re-read under a row lock inside the caller's transaction, so two writers
+ * cannot both apply a move computed from a stale read; and a fact older than the current status
+ * (`occurredAt` before the last change, e.g. a late webhook) never overwrites it.
  */
 export async function transitionInstall(
   tx: Tx,
@@ -37,15 +38,21 @@ export async function transitionInstall(
   to: InstallStatus,
   cause: TransitionCause,
   detail?: string,
+  occurredAt?: Date,
 ): Promise<boolean> {
-  const [row] = await tx.$queryRaw<{ status: InstallStatus }[]>`
-    SELECT status FROM installs WHERE id = ${installRowId}::uuid FOR UPDATE`;
+  const [row] = await tx.$queryRaw<{ status: InstallStatus; status_changed_at: Date }[]>`
+    SELECT status, status_changed_at FROM installs WHERE id = ${installRowId}::uuid FOR UPDATE`;
   if (!row || !canTransition(row.status, to)) return false;
+  if (occurredAt && occurredAt < row.status_changed_at) return false;
   const now = new Date();
   await tx.install.update({
     where: { id: installRowId },
     data: { status: to, statusChangedAt: now, ...(to === "REVOKED" ? { revokedAt: now } : {}) },
   });
+  if (to === "REVOKED") {
+    // contract §6: the app stops using tokens for a revoked install; keep no secret it cannot use.
+    await tx.tokenGrant.deleteMany({ where: { installRowId } });
+  }
   await tx.installEvent.create({
     data: { installRowId, fromStatus: row.status, toStatus: to, cause, detail, occurredAt: now },
   });

@@ -2,38 +2,59 @@
 //
 //   withAccessToken(installRowId, (token) => fetchSomething(token))
 //
-// reads the current token from the vault, refreshes it first when it is about to expire, and after
-// a 401 re-reads the store before anything else (another request may already have rotated it).
-// contract §3: presenting a used refresh token revokes the whole chain, so a refresh token is
-// only ever sent under the grant's row lock, after re-reading the grant (lib/oauth/refresh.ts).
+// reads the install's grant, refuses installs the app must not call (revoked, flagged, chain
+// gone), refreshes a token that is about to expire, and after a 401 re-reads the store before
+// anything else, because another request or instance may already have rotated the grant.
 import "server-only";
+import { randomInt } from "node:crypto";
 import { db } from "@/lib/db/client";
+import { transitionInstall } from "@/lib/installs/state";
+import { logger } from "@/lib/log";
 import { PartnerApiError } from "@/lib/partner-api/client";
 import { NoUsableTokenError } from "./errors";
-import { refreshInstallTokens } from "./refresh";
-import { readAccessToken } from "./token-vault";
+import { noUsableTokenReason, refreshInstallTokens } from "./refresh";
+import { readGrantForUse, type GrantForUse } from "./token-vault";
 
-/** Refresh this long before the access token expires (contract §4.1: refresh before expiry). */
+/**
+ * Refresh this long before the access token expires (contract §4.1: refresh before expiry), plus
+ * up to a minute of jitter so installs issued together do not all refresh in the same second.
+ */
 const EXPIRY_MARGIN_MS = 2 * 60 * 1000;
+const EXPIRY_JITTER_MS = 60 * 1000;
 
-async function currentToken(installRowId: string) {
-  const stored = await readAccessToken(db(), installRowId);
-  if (!stored) throw new NoUsableTokenError("no_grant");
-  return stored;
+function isUnauthorized(error: unknown): boolean {
+  return error instanceof PartnerApiError && error.kind === "unauthorized";
+}
+
+async function usableGrant(installRowId: string): Promise<GrantForUse> {
+  const grant = await readGrantForUse(db(), installRowId);
+  if (!grant) throw new NoUsableTokenError("no_grant");
+  const unusable = noUsableTokenReason(grant.installStatus);
+  if (unusable) throw new NoUsableTokenError(unusable);
+  return grant;
 }
 
 export async function withAccessToken<T>(installRowId: string, call: (accessToken: string) => Promise<T>): Promise<T> {
-  let stored = await currentToken(installRowId);
-  if (stored.expiresAt.getTime() - Date.now() < EXPIRY_MARGIN_MS) {
-    stored = await refreshInstallTokens(installRowId, stored.version);
-  }
+  const grant = await usableGrant(installRowId);
+  const refreshAt = grant.expiresAt.getTime() - EXPIRY_MARGIN_MS - randomInt(EXPIRY_JITTER_MS);
+  const token = grant.refreshStartedAt || Date.now() >= refreshAt ? await refreshInstallTokens(installRowId, grant.version) : grant;
   try {
-    return await call(stored.accessToken);
+    return await call(token.accessToken);
   } catch (error) {
-    if (!(error instanceof PartnerApiError) || error.kind !== "unauthorized") throw error;
-    // A 401: first re-read, since another request or instance may have rotated the grant.
-    const reread = await currentToken(installRowId);
-    const next = reread.version !== stored.version ? reread : await refreshInstallTokens(installRowId, stored.version);
-    return call(next.accessToken);
+    if (!isUnauthorized(error)) throw error;
+  }
+
+  // A 401 (contract §7: expired or revoked). Re-read first: if the grant moved on, use the new token.
+  const reread = await usableGrant(installRowId);
+  const next = reread.version !== token.version ? reread : await refreshInstallTokens(installRowId, token.version);
+  try {
+    return await call(next.accessToken);
+  } catch (error) {
+    if (!isUnauthorized(error)) throw error;
+    // A token that was just issued is refused: the install is gone at the service. Stop here
+    // rather than refresh again (contract §7: if refresh fails, the operator must re-install).
+    await db().$transaction((tx) => transitionInstall(tx, installRowId, "REINSTALL_NEEDED", "api", "401 with a freshly refreshed token"));
+    logger.warn({ installRowId }, "the API refused a fresh token; the install needs a re-install");
+    throw new NoUsableTokenError("reinstall_needed");
   }
 }

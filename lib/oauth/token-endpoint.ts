@@ -33,10 +33,11 @@ export type TokenSet = {
  * - `invalid_grant`: the code (or refresh token) is expired, used, or for another redirect_uri;
  * - `invalid_client`: the app's credentials are wrong or the client was removed;
  * - `invalid_request`: e.g. a concurrent refresh with the same token (public-facts.md);
- * - `unavailable`: no answer, a timeout, or a 5xx: the outcome is unknown;
+ * - `unavailable`: no answer, a timeout, or a 5xx: the request may have been processed;
+ * - `not_sent`: the connection was never made (refused, no DNS): the request was not processed;
  * - `bad_response`: an answer that is not a valid token response.
  */
-export type TokenErrorKind = "invalid_grant" | "invalid_client" | "invalid_request" | "unavailable" | "bad_response" | "other";
+export type TokenErrorKind = "invalid_grant" | "invalid_client" | "invalid_request" | "unavailable" | "not_sent" | "bad_response" | "other";
 
 export class TokenEndpointError extends Error {
   constructor(
@@ -98,9 +99,17 @@ function toTokenEndpointError(error: unknown): TokenEndpointError {
     if (status !== undefined && status >= 500) return new TokenEndpointError("unavailable", undefined, status);
     return new TokenEndpointError("bad_response", error.message, status);
   }
-  if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError" || error instanceof TypeError)) {
-    // fetch throws TypeError for connection failures: the request may or may not have arrived.
-    return new TokenEndpointError("unavailable", error.name === "TypeError" ? "no answer" : "timed out", undefined);
+  if (error instanceof TypeError) {
+    // fetch throws TypeError for network failures. A refused connection or a failed DNS lookup
+    // means the request never left; anything else (a reset, a closed socket) may have arrived.
+    const code = (error.cause as { code?: unknown } | undefined)?.code;
+    if (code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "EAI_AGAIN") {
+      return new TokenEndpointError("not_sent", String(code), undefined);
+    }
+    return new TokenEndpointError("unavailable", "no answer", undefined);
+  }
+  if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")) {
+    return new TokenEndpointError("unavailable", "timed out", undefined);
   }
   return new TokenEndpointError("other", undefined, undefined);
 }

@@ -2,11 +2,12 @@
 //
 // Tokens are sealed with AES-256-GCM (lib/oauth/token-crypto.ts) before they touch the database,
 // bound to the install row they belong to. Other modules get an access token from here for one
-// API call and never store, log or return it.
+// API call and never store, log or return it. Every update is a compare-and-set on `version`.
 import "server-only";
 import type { Tx } from "@/lib/db/client";
+import type { InstallStatus } from "@/lib/db/generated/enums";
 import { env } from "@/lib/env";
-import { openToken, sealToken } from "./token-crypto";
+import { openToken, sealToken, sealedKeyId } from "./token-crypto";
 import type { TokenSet } from "./token-endpoint";
 
 /** contract §8: refresh tokens live 30 days. The token response does not say so; the contract does. */
@@ -19,37 +20,96 @@ export type StoredAccessToken = {
   version: number;
 };
 
+export type GrantForUse = StoredAccessToken & {
+  installStatus: InstallStatus;
+  /** Set while a refresh is in flight, or after one whose outcome is unknown. */
+  refreshStartedAt: Date | null;
+};
+
+function sealAccessToken(installRowId: string, tokens: TokenSet, issuedAt: Date) {
+  return {
+    accessTokenEncrypted: sealToken(tokens.accessToken, installRowId, env().TOKEN_ENCRYPTION_KEYS),
+    // `issuedAt` is when the request was sent, so the recorded expiry errs early.
+    accessTokenExpiresAt: new Date(issuedAt.getTime() + tokens.expiresIn * 1000),
+    scope: tokens.scopes.join(" "),
+  };
+}
+
+function sealRefreshToken(installRowId: string, refreshToken: string, issuedAt: Date) {
+  return {
+    refreshTokenEncrypted: sealToken(refreshToken, installRowId, env().TOKEN_ENCRYPTION_KEYS),
+    refreshTokenExpiresAt: new Date(issuedAt.getTime() + REFRESH_TOKEN_LIFETIME_MS),
+  };
+}
+
 /**
- * Stores a freshly issued token pair for an install, replacing any earlier pair (a re-authorized
- * install starts a new chain). `issuedAt` is when the request was sent, so expiry errs early.
+ * Stores the token pair of a new consent (the redirect_uri), replacing any earlier pair: a
+ * re-authorized install starts a new chain, so an old refresh marker no longer applies.
  */
 export async function storeTokenGrant(tx: Tx, installRowId: string, tokens: TokenSet, issuedAt: Date): Promise<void> {
-  const keys = env().TOKEN_ENCRYPTION_KEYS;
   const sealed = {
-    accessTokenEncrypted: sealToken(tokens.accessToken, installRowId, keys),
-    refreshTokenEncrypted: tokens.refreshToken ? sealToken(tokens.refreshToken, installRowId, keys) : null,
-    accessTokenExpiresAt: new Date(issuedAt.getTime() + tokens.expiresIn * 1000),
-    refreshTokenExpiresAt: tokens.refreshToken ? new Date(issuedAt.getTime() + REFRESH_TOKEN_LIFETIME_MS) : null,
-    scope: tokens.scopes.join(" "),
+    ...sealAccessToken(installRowId, tokens, issuedAt),
+    ...(tokens.refreshToken
+      ? sealRefreshToken(installRowId, tokens.refreshToken, issuedAt)
+      : { refreshTokenEncrypted: null, refreshTokenExpiresAt: null }),
   };
   await tx.tokenGrant.upsert({
     where: { installRowId },
     create: { installRowId, ...sealed },
-    update: { ...sealed, version: { increment: 1 } },
+    update: { ...sealed, version: { increment: 1 }, refreshStartedAt: null },
   });
 }
 
-/** The install's current access token, or null when the install has no grant. */
-export async function readAccessToken(tx: Tx, installRowId: string): Promise<StoredAccessToken | null> {
+/**
+ * Stores the pair a refresh returned, if the grant is still at `observedVersion` (it is: the caller
+ * holds the install's refresh lock). Clears the refresh marker in the same write.
+ */
+export async function storeRefreshedTokens(tx: Tx, installRowId: string, observedVersion: number, tokens: TokenSet, issuedAt: Date): Promise<boolean> {
+  const sealed = {
+    ...sealAccessToken(installRowId, tokens, issuedAt),
+    // An answer without a new refresh token did not rotate it: keep the stored one.
+    ...(tokens.refreshToken ? sealRefreshToken(installRowId, tokens.refreshToken, issuedAt) : {}),
+  };
+  const { count } = await tx.tokenGrant.updateMany({
+    where: { installRowId, version: observedVersion },
+    data: { ...sealed, version: { increment: 1 }, refreshStartedAt: null, lastRefreshedAt: issuedAt },
+  });
+  return count === 1;
+}
+
+/** Durably records that a refresh of `version` is about to be sent. False if the grant moved on. */
+export async function markRefreshStarted(tx: Tx, installRowId: string, version: number, at: Date): Promise<boolean> {
+  const { count } = await tx.tokenGrant.updateMany({
+    where: { installRowId, version, refreshStartedAt: null },
+    data: { refreshStartedAt: at },
+  });
+  return count === 1;
+}
+
+/** The refresh's outcome is known (and nothing new was issued): the refresh token may be used again. */
+export async function clearRefreshMarker(tx: Tx, installRowId: string): Promise<void> {
+  await tx.tokenGrant.updateMany({ where: { installRowId }, data: { refreshStartedAt: null } });
+}
+
+/** The install's current access token with its install's status, or null when it has no grant. */
+export async function readGrantForUse(tx: Tx, installRowId: string): Promise<GrantForUse | null> {
   const grant = await tx.tokenGrant.findUnique({
     where: { installRowId },
-    select: { accessTokenEncrypted: true, accessTokenExpiresAt: true, version: true },
+    select: {
+      accessTokenEncrypted: true,
+      accessTokenExpiresAt: true,
+      version: true,
+      refreshStartedAt: true,
+      install: { select: { status: true } },
+    },
   });
   if (!grant) return null;
   return {
     accessToken: openToken(grant.accessTokenEncrypted, installRowId, env().TOKEN_ENCRYPTION_KEYS),
     expiresAt: grant.accessTokenExpiresAt,
     version: grant.version,
+    refreshStartedAt: grant.refreshStartedAt,
+    installStatus: grant.install.status,
   };
 }
 
@@ -64,4 +124,33 @@ export async function readRefreshToken(tx: Tx, installRowId: string): Promise<{ 
     refreshToken: openToken(grant.refreshTokenEncrypted, installRowId, env().TOKEN_ENCRYPTION_KEYS),
     version: grant.version,
   };
+}
+
+/**
+ * Re-seals every stored token under the current key (the first of TOKEN_ENCRYPTION_KEYS), so an
+ * old key can then be removed. Each row is a compare-and-set: a grant refreshed meanwhile already
+ * uses the current key and is skipped.
+ */
+export async function reencryptAllGrants(tx: Tx): Promise<{ checked: number; reencrypted: number }> {
+  const keys = env().TOKEN_ENCRYPTION_KEYS;
+  const currentKeyId = keys[0]!.id;
+  const grants = await tx.tokenGrant.findMany({
+    select: { installRowId: true, version: true, accessTokenEncrypted: true, refreshTokenEncrypted: true },
+  });
+  let reencrypted = 0;
+  for (const grant of grants) {
+    const stale = [grant.accessTokenEncrypted, grant.refreshTokenEncrypted].some((v) => v !== null && sealedKeyId(v) !== currentKeyId);
+    if (!stale) continue;
+    const reseal = (sealed: string) => sealToken(openToken(sealed, grant.installRowId, keys), grant.installRowId, keys);
+    const { count } = await tx.tokenGrant.updateMany({
+      // Not a new token pair, so `version` stays: only the ciphertext changes.
+      where: { installRowId: grant.installRowId, version: grant.version, accessTokenEncrypted: grant.accessTokenEncrypted },
+      data: {
+        accessTokenEncrypted: reseal(grant.accessTokenEncrypted),
+        refreshTokenEncrypted: grant.refreshTokenEncrypted ? reseal(grant.refreshTokenEncrypted) : null,
+      },
+    });
+    reencrypted += count;
+  }
+  return { checked: grants.length, reencrypted };
 }

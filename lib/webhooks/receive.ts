@@ -17,6 +17,7 @@ import { logger } from "@/lib/log";
 import { WebhookEnvelopeSchema, type WebhookEnvelope } from "./envelope";
 import { WebhookPayloadError } from "./errors";
 import { handleInstallCreated } from "./handlers/install-created";
+import { handleInstallRevoked } from "./handlers/install-revoked";
 import { verifyWebhookSignature } from "./signature";
 
 export type WebhookResult = { status: number; body: { status: string; detail?: string } };
@@ -25,6 +26,7 @@ type Handler = (tx: Tx, envelope: WebhookEnvelope) => Promise<string>;
 
 const HANDLERS: Record<string, Handler> = {
   "install.created": handleInstallCreated,
+  "install.revoked": handleInstallRevoked,
 };
 
 function result(status: number, outcome: string, detail?: string): WebhookResult {

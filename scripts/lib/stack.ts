@@ -19,6 +19,8 @@ export type StackOptions = {
   fresh: boolean;
   /** `next dev` for development, or a production build served by `next start` (tests). */
   appMode: "dev" | "start";
+  /** Also start the job worker (scripts/worker.ts), every `workerIntervalSeconds`. */
+  worker?: { intervalSeconds: number };
   quiet?: boolean;
 };
 
@@ -98,6 +100,16 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     }
     stoppers.push(() => stopProcess(app));
     await waitForHttp(`${env.APP_URL}/`, 120_000, app);
+
+    // 5. The job worker (keep-alive), when asked for.
+    if (options.worker) {
+      const worker = startProcess("worker", bin("tsx"), ["--conditions=react-server", "scripts/worker.ts", String(options.worker.intervalSeconds)], {
+        env,
+        quiet: options.quiet,
+        logFile: path.join(logDir, "worker.log"),
+      });
+      stoppers.push(() => stopProcess(worker));
+    }
 
     return { env, databaseUrl, usingEmbeddedDatabase, stop };
   } catch (error) {

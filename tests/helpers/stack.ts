@@ -84,3 +84,30 @@ export async function approveInPortal(operatorId: number, decision: "approve" | 
   if (!challenge) throw new Error("the consent page has no consent_challenge");
   return new URL(locationOf(await post(`${stack.sandboxUrl}/idp/consent`, { consent_challenge: challenge, decision })));
 }
+
+/** A complete install through the portal and the app's redirect_uri; returns the app's row id. */
+export async function installViaPortal(operatorId: number): Promise<{ installRowId: string; installId: number; sessionCookie: string }> {
+  const callback = await approveInPortal(operatorId);
+  const response = await fetch(callback, { redirect: "manual" });
+  if (response.status !== 303 || !response.headers.get("location")?.endsWith("/dashboard")) {
+    throw new Error(`the install did not complete: ${response.status} ${response.headers.get("location")}`);
+  }
+  const [row] = await sql<{ id: string; install_id: number }>(
+    "SELECT id, install_id FROM installs WHERE operator_id = $1 AND status <> 'REVOKED' ORDER BY created_at DESC LIMIT 1",
+    [String(operatorId)],
+  );
+  return { installRowId: row!.id, installId: row!.install_id, sessionCookie: response.headers.get("set-cookie")!.split(";")[0]! };
+}
+
+/** Token-endpoint calls the sandbox saw, per grant type, optionally for one install. */
+export async function tokenCalls(installId?: number): Promise<{ authorization_code: number; refresh_token: number; events: SandboxEvent[] }> {
+  const events = (await sandboxEvents("token")).filter((e) => installId === undefined || e.detail.install_id === installId);
+  const count = (type: string) => events.filter((e) => e.detail.grant_type === type).length;
+  return { authorization_code: count("authorization_code"), refresh_token: count("refresh_token"), events };
+}
+
+/** Makes the app believe the install's access token expired (and, with `atService`, the sandbox too). */
+export async function expireAccessToken(installRowId: string, atService: boolean): Promise<void> {
+  await sql("UPDATE token_grants SET access_token_expires_at = now() - interval '1 minute' WHERE install_row_id = $1", [installRowId]);
+  if (atService) await control("POST", "/clock/advance", { seconds: 3601 });
+}

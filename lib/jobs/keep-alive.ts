@@ -1,0 +1,48 @@
+// Keep-alive: refresh the grants of idle installs before their refresh token dies.
+//
+// A refresh token lives 30 days (contract §8) and is renewed only by using it. An install nobody
+// opens for a month would otherwise lose its token chain and need a re-install. This job refreshes
+// every active grant whose refresh token expires within the horizon. It runs on one instance at a
+// time (lib/jobs/exclusive.ts), and each refresh goes through the refresh coordinator, which
+// re-reads the grant under the install's lock: a grant refreshed meanwhile is not refreshed again.
+import "server-only";
+import { db } from "@/lib/db/client";
+import { logger } from "@/lib/log";
+import { NoUsableTokenError } from "@/lib/oauth/errors";
+import { refreshInstallTokens } from "@/lib/oauth/refresh";
+import { runExclusively, type ExclusiveRun } from "./exclusive";
+
+/** Refresh grants whose refresh token would expire within this window: a week to notice trouble. */
+export const KEEP_ALIVE_HORIZON_MS = 7 * 24 * 60 * 60 * 1000;
+const BATCH = 200;
+
+export type KeepAliveSummary = { due: number; refreshed: number; needReinstall: number; failed: number };
+
+export function runKeepAlive(now = new Date()): Promise<ExclusiveRun<KeepAliveSummary>> {
+  return runExclusively("keep-alive", 10 * 60 * 1000, async () => {
+    const due = await db().tokenGrant.findMany({
+      where: {
+        refreshTokenExpiresAt: { lt: new Date(now.getTime() + KEEP_ALIVE_HORIZON_MS) },
+        refreshTokenEncrypted: { not: null },
+        install: { status: "ACTIVE" },
+      },
+      select: { installRowId: true, version: true },
+      orderBy: { refreshTokenExpiresAt: "asc" },
+      take: BATCH,
+    });
+    const summary: KeepAliveSummary = { due: due.length, refreshed: 0, needReinstall: 0, failed: 0 };
+    // One at a time: a batch of refreshes should not look like a stampede to the identity provider.
+    for (const grant of due) {
+      try {
+        await refreshInstallTokens(grant.installRowId, grant.version);
+        summary.refreshed += 1;
+      } catch (error) {
+        if (error instanceof NoUsableTokenError) summary.needReinstall += 1;
+        else summary.failed += 1;
+        logger.warn({ installRowId: grant.installRowId, err: error }, "keep-alive refresh did not succeed");
+      }
+    }
+    logger.info(summary, "keep-alive run finished");
+    return summary;
+  });
+}

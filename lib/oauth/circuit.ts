@@ -1,0 +1,47 @@
+// The token-endpoint circuit breaker (contract §7, invalid_client).
+//
+// `invalid_client` means the identity provider does not accept the app's credentials: the client
+// was removed, or its secret was re-issued. Every token request would fail the same way, so the
+// first one opens the circuit and no further request is sent. Staff see it in the console, with
+// the contract's action: ask the service operator to re-issue the client (this rotates the secret)
+// and update OAUTH_CLIENT_SECRET. The circuit closes by itself once the configured secret differs
+// from the one it opened with.
+import "server-only";
+import { createHash } from "node:crypto";
+import { db } from "@/lib/db/client";
+import { env } from "@/lib/env";
+import { logger } from "@/lib/log";
+
+export class TokenCircuitOpenError extends Error {
+  constructor() {
+    super("token requests are paused: the identity provider rejected the app's client credentials (invalid_client)");
+    this.name = "TokenCircuitOpenError";
+  }
+}
+
+/** A fingerprint of the configured secret: enough to notice a change, useless to an attacker. */
+function secretFingerprint(): string {
+  const { OAUTH_CLIENT_ID, OAUTH_CLIENT_SECRET } = env();
+  return createHash("sha256").update(`${OAUTH_CLIENT_ID}\n${OAUTH_CLIENT_SECRET}`).digest("hex");
+}
+
+/** Throws TokenCircuitOpenError while the circuit is open for the configured credentials. */
+export async function assertTokenCircuitClosed(): Promise<void> {
+  const clientId = env().OAUTH_CLIENT_ID;
+  const health = await db().oAuthClientHealth.findUnique({ where: { clientId } });
+  if (!health?.circuitOpen) return;
+  if (health.secretFingerprint !== secretFingerprint()) {
+    // The configuration changed since the circuit opened: try again.
+    await db().oAuthClientHealth.update({ where: { clientId }, data: { circuitOpen: false, reason: "client configuration changed" } });
+    logger.info({ clientId }, "token-endpoint circuit closed: the client configuration changed");
+    return;
+  }
+  throw new TokenCircuitOpenError();
+}
+
+export async function openTokenCircuit(reason: string): Promise<void> {
+  const clientId = env().OAUTH_CLIENT_ID;
+  const data = { circuitOpen: true, reason, secretFingerprint: secretFingerprint(), openedAt: new Date() };
+  await db().oAuthClientHealth.upsert({ where: { clientId }, create: { clientId, ...data }, update: data });
+  logger.error({ clientId, reason }, "token-endpoint circuit opened (invalid_client): ask the service operator to re-issue the client");
+}

@@ -1,0 +1,29 @@
+// install.revoked (contract §6): the operator uninstalled the app. The app stops using tokens for
+// that install (its grant is deleted) and never calls the API for it again.
+//
+// Harmless when repeated (a revoked install stays revoked), when it arrives before install.created
+// (the install is recorded as revoked, and a late install.created cannot revive it: revoked is
+// final), and after a re-install (it names the old install_id, so the new install is untouched).
+import "server-only";
+import type { Tx } from "@/lib/db/client";
+import { env } from "@/lib/env";
+import { recordInstall } from "@/lib/installs/register";
+import { transitionInstall } from "@/lib/installs/state";
+import { InstallCreatedDataSchema, type WebhookEnvelope } from "../envelope";
+import { WebhookPayloadError } from "../errors";
+
+// The contract does not show install.revoked's payload; the sandbox sends install.created's fields.
+const InstallRevokedDataSchema = InstallCreatedDataSchema.partial({ slug: true });
+
+export async function handleInstallRevoked(tx: Tx, envelope: WebhookEnvelope): Promise<string> {
+  const data = InstallRevokedDataSchema.safeParse(envelope.data);
+  if (!data.success) throw new WebhookPayloadError("install.revoked data must carry install_id and operator_id");
+  const { install_id: installId, operator_id: operatorId, slug } = data.data;
+
+  const existing = await tx.install.findUnique({ where: { installId }, select: { id: true } });
+  const row = existing ?? (await recordInstall(tx, { installId, operatorId, clientId: env().OAUTH_CLIENT_ID, slug }, "webhook"));
+  // No `occurredAt` guard: a revocation at the service is final, so however late it arrives, it
+  // is newer than anything the app believes about this install_id.
+  const moved = await transitionInstall(tx, row.id, "REVOKED", "webhook", "install.revoked");
+  return moved ? `install ${installId} revoked` : `install ${installId} already revoked`;
+}

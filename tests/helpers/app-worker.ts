@@ -1,0 +1,102 @@
+// A separate OS process running the app's own lib/ code, for tests that need more than one
+// process (a second app instance) or a process that dies at a chosen moment.
+//
+//   node --conditions=react-server --import tsx tests/helpers/app-worker.ts <command> <installRowId> [count]
+//
+// Commands:
+//   call <id> <n>             n concurrent API calls (withAccessToken + GET /consumers/me); prints a JSON summary
+//   crash-after-answer <id>   one call; dies (SIGKILL) right after the token endpoint answered, before the commit
+//   crash-before-send <id>    one call; dies right after the refresh marker was committed, before sending
+//   pause-after-answer <id>   one call; prints PAUSED when the token endpoint answered, waits for a line on stdin
+//   keep-alive                one keep-alive run; prints its summary
+//   reencrypt                 re-encrypts all grants under the current key
+import { createInterface } from "node:readline";
+import { runKeepAlive } from "../../lib/jobs/keep-alive";
+import { withAccessToken } from "../../lib/oauth/access";
+import { reencryptAllGrants } from "../../lib/oauth/token-vault";
+import { db } from "../../lib/db/client";
+import { fetchConsumer } from "../../lib/partner-api/client";
+
+const [command, installRowId = "", countArg = "1"] = process.argv.slice(2);
+const realFetch = globalThis.fetch;
+const isTokenEndpoint = (input: Parameters<typeof fetch>[0]) =>
+  (typeof input === "string" ? input : input instanceof URL ? input.href : input.url).endsWith("/oauth2/token");
+
+function interceptTokenEndpoint(onAnswer: (response: Response) => Promise<Response>, beforeSend?: () => void) {
+  globalThis.fetch = async (input, init) => {
+    if (!isTokenEndpoint(input)) return realFetch(input, init);
+    beforeSend?.();
+    const response = await realFetch(input, init);
+    const body = await response.text(); // the answer has fully arrived
+    return onAnswer(new Response(body, { status: response.status, headers: response.headers }));
+  };
+}
+
+async function callOnce() {
+  return withAccessToken(installRowId, (token) => fetchConsumer(token));
+}
+
+function describe(error: unknown) {
+  if (error instanceof Error) return `${error.name}${"kind" in error ? `:${String(error.kind)}` : ""}${"reason" in error ? `:${String(error.reason)}` : ""}`;
+  return String(error);
+}
+
+switch (command) {
+  case "call": {
+    const count = Number(countArg);
+    const started = performance.now();
+    const results = await Promise.allSettled(
+      Array.from({ length: count }, async () => {
+        const t0 = performance.now();
+        await callOnce();
+        return performance.now() - t0;
+      }),
+    );
+    const errors: Record<string, number> = {};
+    const latencies: number[] = [];
+    for (const r of results) {
+      if (r.status === "fulfilled") latencies.push(r.value);
+      else errors[describe(r.reason)] = (errors[describe(r.reason)] ?? 0) + 1;
+    }
+    console.log(JSON.stringify({ ok: latencies.length, errors, latencies, wallMs: performance.now() - started }));
+    break;
+  }
+  case "crash-after-answer":
+    interceptTokenEndpoint(async () => {
+      process.kill(process.pid, "SIGKILL");
+      return new Promise<Response>(() => {});
+    });
+    await callOnce();
+    break;
+  case "crash-before-send":
+    interceptTokenEndpoint(async (r) => r, () => process.kill(process.pid, "SIGKILL"));
+    await callOnce();
+    break;
+  case "pause-after-answer": {
+    const lines = createInterface({ input: process.stdin });
+    const next = () => new Promise<void>((resolve) => lines.once("line", () => resolve()));
+    interceptTokenEndpoint(async (response) => {
+      console.log("PAUSED");
+      await next();
+      return response;
+    });
+    try {
+      await callOnce();
+      console.log(JSON.stringify({ ok: 1 }));
+    } catch (error) {
+      console.log(JSON.stringify({ ok: 0, error: describe(error) }));
+    }
+    lines.close();
+    break;
+  }
+  case "keep-alive":
+    console.log(JSON.stringify(await runKeepAlive()));
+    break;
+  case "reencrypt":
+    console.log(JSON.stringify(await reencryptAllGrants(db())));
+    break;
+  default:
+    console.error(`unknown command ${command}`);
+    process.exit(2);
+}
+process.exit(0);

@@ -1,0 +1,214 @@
+// The token lifecycle (contract §2-§5, §7-§8): rotation without ever losing an install through the
+// app's own fault. Several tests run the app's lib/ in separate OS processes (tests/helpers/app-worker.ts)
+// to play a second instance, or a process that dies at the worst moment.
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { resultOf, runAppWorker, startAppWorker } from "../helpers/app-process";
+import { closeSql, control, expireAccessToken, installViaPortal, resetWorld, sandboxEvents, sql, tokenCalls } from "../helpers/stack";
+
+type CallSummary = { ok: number; errors: Record<string, number>; latencies: number[] };
+
+beforeEach(resetWorld);
+afterAll(closeSql);
+
+async function grantRow(installRowId: string) {
+  const [row] = await sql<{ version: number; refresh_started_at: Date | null }>(
+    "SELECT version, refresh_started_at FROM token_grants WHERE install_row_id = $1",
+    [installRowId],
+  );
+  return row;
+}
+
+async function installStatus(installRowId: string) {
+  const [row] = await sql<{ status: string }>("SELECT status FROM installs WHERE id = $1", [installRowId]);
+  return row!.status;
+}
+
+async function chainRevocations(): Promise<number> {
+  // The sandbox notes a reused refresh token (which revokes the whole chain) on the token event.
+  return (await sandboxEvents("token")).filter((e) => /already used|reused|chain/i.test(String(e.detail.detail ?? ""))).length;
+}
+
+describe("refresh single-flight", () => {
+  it("200 concurrent calls from two processes at expiry: exactly 1 refresh, 0 revocations, all succeed", async () => {
+    const { installRowId, installId } = await installViaPortal(1001);
+    await expireAccessToken(installRowId, true);
+
+    const runs = await Promise.all([runAppWorker(["call", installRowId, "100"]), runAppWorker(["call", installRowId, "100"])]);
+    const summaries = runs.map((run) => resultOf<CallSummary>(run));
+    expect(summaries.map((s) => s.errors)).toEqual([{}, {}]);
+    expect(summaries.reduce((n, s) => n + s.ok, 0)).toBe(200);
+
+    expect((await tokenCalls(installId)).refresh_token).toBe(1);
+    expect(await chainRevocations()).toBe(0);
+    expect((await grantRow(installRowId))?.version).toBe(2);
+    expect(await installStatus(installRowId)).toBe("ACTIVE");
+  });
+
+  it("a 401 after another instance rotated the grant: re-read, no second refresh", async () => {
+    const { installRowId, installId } = await installViaPortal(1001);
+    const { withAccessToken } = await import("@/lib/oauth/access");
+    const { fetchConsumer } = await import("@/lib/partner-api/client");
+
+    // This process reads the token; before it uses it, another instance refreshes (the service
+    // then revokes the old access token), so this call gets a 401 with the token it read.
+    let calls = 0;
+    const consumer = await withAccessToken(installRowId, async (token) => {
+      calls += 1;
+      if (calls === 1) {
+        await sql("UPDATE token_grants SET access_token_expires_at = now() - interval '1 minute' WHERE install_row_id = $1", [installRowId]);
+        expect(resultOf<CallSummary>(await runAppWorker(["call", installRowId, "1"])).ok).toBe(1);
+      }
+      return fetchConsumer(token);
+    });
+
+    expect(calls).toBe(2); // the 401, then the retry with the re-read token
+    expect(consumer.operatorId).toBe("1001");
+    expect((await tokenCalls(installId)).refresh_token).toBe(1); // the other instance's only
+    expect(await chainRevocations()).toBe(0);
+  });
+});
+
+describe("a refresh whose outcome is unknown", () => {
+  it("the process dies after the service answered and before the commit: re-install needed, the dead token is never re-sent", async () => {
+    const { installRowId, installId } = await installViaPortal(1001);
+    await expireAccessToken(installRowId, false); // the app refreshes; the old token still works at the service
+
+    const crashed = await runAppWorker(["crash-after-answer", installRowId]);
+    expect(crashed.signal).toBe("SIGKILL");
+    expect((await tokenCalls(installId)).refresh_token).toBe(1);
+    const afterCrash = await grantRow(installRowId);
+    expect(afterCrash?.refresh_started_at).not.toBeNull(); // the marker survived the crash
+    expect(afterCrash?.version).toBe(1); // the new pair was never stored
+
+    // Time passes beyond any in-flight request; then several calls, from another process.
+    await sql("UPDATE token_grants SET refresh_started_at = now() - interval '5 minutes' WHERE install_row_id = $1", [installRowId]);
+    await sql("UPDATE token_grants SET access_token_expires_at = now() + interval '10 minutes' WHERE install_row_id = $1", [installRowId]);
+    const summary = resultOf<CallSummary>(await runAppWorker(["call", installRowId, "3"]));
+    expect(summary.ok).toBe(0);
+    expect(summary.errors).toEqual({ "NoUsableTokenError:reinstall_needed": 3 });
+    expect(await installStatus(installRowId)).toBe("REINSTALL_NEEDED");
+
+    // No later path re-sends the dead token, and nothing loops.
+    resultOf<CallSummary>(await runAppWorker(["call", installRowId, "5"]));
+    expect((await tokenCalls(installId)).refresh_token).toBe(1);
+    expect(await chainRevocations()).toBe(0);
+    const [event] = await sql<{ cause: string; detail: string }>(
+      "SELECT cause, detail FROM install_events WHERE install_row_id = $1 AND to_status = 'REINSTALL_NEEDED'",
+      [installRowId],
+    );
+    expect(event).toMatchObject({ cause: "refresh" });
+    expect(event!.detail).toMatch(/answer was lost/);
+  });
+
+  it("the process dies after committing the marker but before sending: proven unspent, it recovers", async () => {
+    const { installRowId, installId } = await installViaPortal(1001);
+    await expireAccessToken(installRowId, false);
+    const crashed = await runAppWorker(["crash-before-send", installRowId]);
+    expect(crashed.signal).toBe("SIGKILL");
+    expect((await tokenCalls(installId)).refresh_token).toBe(0);
+    await sql("UPDATE token_grants SET refresh_started_at = now() - interval '5 minutes', access_token_expires_at = now() + interval '1 minute' WHERE install_row_id = $1", [
+      installRowId,
+    ]);
+
+    const summary = resultOf<CallSummary>(await runAppWorker(["call", installRowId, "2"]));
+    expect(summary).toMatchObject({ ok: 2, errors: {} });
+    expect((await tokenCalls(installId)).refresh_token).toBe(1);
+    expect(await grantRow(installRowId)).toMatchObject({ version: 2, refresh_started_at: null });
+    expect(await installStatus(installRowId)).toBe("ACTIVE");
+  });
+});
+
+describe("uninstall and revocation", () => {
+  it("after the install was revoked at the service, a refresh fails once and the app stops", async () => {
+    const { installRowId, installId } = await installViaPortal(1001);
+    const other = await installViaPortal(1002);
+    await control("POST", `/installs/${installId}/revoke`);
+    await expireAccessToken(installRowId, false);
+
+    const first = resultOf<CallSummary>(await runAppWorker(["call", installRowId, "1"]));
+    expect(first.ok).toBe(0);
+    const status = await installStatus(installRowId);
+    expect(["REVOKED", "REINSTALL_NEEDED"]).toContain(status);
+    const callsAfterFirst = (await tokenCalls(installId)).refresh_token;
+    expect(callsAfterFirst).toBeLessThanOrEqual(1);
+
+    resultOf<CallSummary>(await runAppWorker(["call", installRowId, "3"]));
+    expect((await tokenCalls(installId)).refresh_token).toBe(callsAfterFirst);
+    // The other operator's install is untouched.
+    expect(resultOf<CallSummary>(await runAppWorker(["call", other.installRowId, "1"])).ok).toBe(1);
+    expect(await installStatus(other.installRowId)).toBe("ACTIVE");
+  });
+});
+
+describe("keep-alive", () => {
+  it("refreshes a 29-day-idle grant exactly once with two workers running", async () => {
+    const { installRowId, installId } = await installViaPortal(1003);
+    // 29 days idle: the service's clock moves on, and the app's grant is a day from expiry.
+    await control("POST", "/clock/advance", { seconds: 29 * 24 * 3600 });
+    await sql(
+      "UPDATE token_grants SET refresh_token_expires_at = now() + interval '1 day', access_token_expires_at = now() - interval '28 days' WHERE install_row_id = $1",
+      [installRowId],
+    );
+
+    const runs = await Promise.all([runAppWorker(["keep-alive"]), runAppWorker(["keep-alive"])]);
+    const results = runs.map((run) => resultOf<{ ran: boolean; result?: { refreshed: number } }>(run));
+    const refreshed = results.reduce((n, r) => n + (r.ran ? (r.result?.refreshed ?? 0) : 0), 0);
+    expect(refreshed).toBe(1);
+    expect((await tokenCalls(installId)).refresh_token).toBe(1);
+
+    // And the next run finds nothing due.
+    const again = resultOf<{ ran: boolean; result?: { due: number } }>(await runAppWorker(["keep-alive"]));
+    expect(again).toMatchObject({ ran: true, result: { due: 0 } });
+    expect((await tokenCalls(installId)).refresh_token).toBe(1);
+    const [grant] = await sql<{ refresh_token_expires_at: Date }>("SELECT refresh_token_expires_at FROM token_grants WHERE install_row_id = $1", [installRowId]);
+    expect(grant!.refresh_token_expires_at.getTime()).toBeGreaterThan(Date.now() + 29 * 24 * 3600 * 1000);
+  });
+});
+
+describe("invalid_client", () => {
+  it("opens the circuit: no further token requests until the configuration changes", async () => {
+    const { installRowId } = await installViaPortal(1001);
+    await expireAccessToken(installRowId, false);
+    const wrongSecret = { OAUTH_CLIENT_SECRET: "not-the-registered-secret" };
+
+    const first = resultOf<CallSummary>(await runAppWorker(["call", installRowId, "1"], wrongSecret));
+    expect(first.errors).toEqual({ "TokenCircuitOpenError": 1 });
+    const [health] = await sql<{ circuit_open: boolean }>("SELECT circuit_open FROM oauth_client_health");
+    expect(health?.circuit_open).toBe(true);
+    // (The identity provider refused the client before looking at the token: no install on the call.)
+    expect((await tokenCalls()).refresh_token).toBe(1);
+
+    resultOf<CallSummary>(await runAppWorker(["call", installRowId, "3"], wrongSecret));
+    expect((await tokenCalls()).refresh_token).toBe(1); // paused: nothing sent
+
+    // The configuration changes (the right secret): the circuit closes and refreshing resumes.
+    expect(resultOf<CallSummary>(await runAppWorker(["call", installRowId, "1"])).ok).toBe(1);
+    expect((await sql<{ circuit_open: boolean }>("SELECT circuit_open FROM oauth_client_health"))[0]?.circuit_open).toBe(false);
+    expect(await installStatus(installRowId)).toBe("ACTIVE");
+  });
+});
+
+describe("the database goes away during a refresh", () => {
+  it("keeps the new pair until the database is back, then stores it: no token lost", async () => {
+    const { startTcpProxy } = await import("../helpers/tcp-proxy");
+    const { installRowId, installId } = await installViaPortal(1001);
+    await expireAccessToken(installRowId, false);
+    const proxy = await startTcpProxy(new URL(process.env.DATABASE_URL!));
+    try {
+      const worker = startAppWorker(["pause-after-answer", installRowId], { DATABASE_URL: proxy.url });
+      await new Promise<void>((resolve) => worker.child.stdout!.on("data", (chunk: string) => chunk.includes("PAUSED") && resolve()));
+      proxy.cut(); // the database is gone when the refresh answer arrives
+      worker.child.stdin!.write("go\n");
+      await new Promise((r) => setTimeout(r, 2_000));
+      proxy.restore();
+      const run = await worker.done;
+      expect(resultOf<{ ok: number }>(run)).toEqual({ ok: 1 });
+    } finally {
+      await proxy.close();
+    }
+    expect((await tokenCalls(installId)).refresh_token).toBe(1);
+    expect(await grantRow(installRowId)).toMatchObject({ version: 2, refresh_started_at: null });
+    expect(resultOf<CallSummary>(await runAppWorker(["call", installRowId, "1"])).ok).toBe(1);
+    expect((await tokenCalls(installId)).refresh_token).toBe(1);
+  });
+});

@@ -5,6 +5,7 @@
 // It imports the app's lib/ directly, so it runs with the `react-server` condition (see package.json).
 import { setTimeout as sleep } from "node:timers/promises";
 import { runKeepAlive } from "../lib/jobs/keep-alive";
+import { runReconcileSweep } from "../lib/jobs/reconcile-sweep";
 import { logger } from "../lib/log";
 
 const intervalMs = Number(process.argv[2] ?? 15 * 60) * 1000;
@@ -14,10 +15,15 @@ process.on("SIGINT", () => (stopping = true));
 
 logger.info({ intervalSeconds: intervalMs / 1000 }, "worker started");
 while (!stopping) {
-  try {
-    await runKeepAlive();
-  } catch (error) {
-    logger.error({ err: error }, "keep-alive run failed; trying again next round");
+  for (const [name, job] of [
+    ["keep-alive", runKeepAlive],
+    ["reconcile sweep", runReconcileSweep],
+  ] as const) {
+    try {
+      await job();
+    } catch (error) {
+      logger.error({ err: error, job: name }, "job failed; trying again next round");
+    }
   }
   for (let waited = 0; waited < intervalMs && !stopping; waited += 1000) await sleep(1000);
 }

@@ -48,6 +48,27 @@ export function InstallStatusPanel({ install }: { install: InstallSummary }) {
         </div>
       </dl>
       {status.explain ? <p className="mt-3 text-sm text-slate-700">{status.explain}</p> : null}
+      <InstallConfiguration config={install.config} />
     </section>
+  );
+}
+
+/** The per-install configuration the operator set in the portal (install.config.updated). */
+function InstallConfiguration({ config }: { config: unknown }) {
+  if (!config || typeof config !== "object" || Array.isArray(config)) return null;
+  const entries = Object.entries(config as Record<string, unknown>);
+  if (entries.length === 0) return null;
+  return (
+    <div className="mt-3 text-sm" data-testid="install-config">
+      <h2 className="font-medium text-slate-700">Configuration</h2>
+      <dl className="mt-1 grid grid-cols-1 gap-x-6 gap-y-1 text-slate-600 sm:grid-cols-3">
+        {entries.map(([key, value]) => (
+          <div key={key}>
+            <dt className="inline">{key}: </dt>
+            <dd className="inline font-mono">{typeof value === "string" ? value : JSON.stringify(value)}</dd>
+          </div>
+        ))}
+      </dl>
+    </div>
   );
 }

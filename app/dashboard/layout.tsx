@@ -4,6 +4,7 @@ import Link from "next/link";
 import { currentOperator } from "@/lib/auth/operator-session";
 import { env } from "@/lib/env";
 import { fetchInstallSummary } from "@/lib/installs/dashboard";
+import { reconcileOnVisit } from "@/lib/installs/reconcile";
 import { InstallStatusPanel } from "./install-status";
 
 export const dynamic = "force-dynamic";
@@ -30,6 +31,8 @@ export default async function DashboardLayout({ children }: { children: React.Re
       </div>
     );
   }
+  // Webhooks may be lost (contract §6): check the install against the API now and then on a visit.
+  await reconcileOnVisit(operator.installRowId);
   const install = await fetchInstallSummary(operator.installRowId);
   if (!install) {
     return <p className="text-slate-600">This install no longer exists. Install the app again from the operator portal.</p>;

@@ -17,6 +17,8 @@ export type InstallSummary = {
   status: "ACTIVE" | "NEEDS_REAUTH" | "REINSTALL_NEEDED" | "REVOKED";
   grantedScopes: string[];
   reauthUrl: string | null;
+  /** Per-install configuration from install.config.updated, as the operator set it. */
+  config: unknown;
   createdAt: Date;
   statusChangedAt: Date;
 };
@@ -32,6 +34,7 @@ export async function fetchInstallSummary(installRowId: string): Promise<Install
       status: true,
       grantedScopes: true,
       reauthUrl: true,
+      config: true,
       createdAt: true,
       statusChangedAt: true,
     },

@@ -16,17 +16,26 @@ import { env } from "@/lib/env";
 import { logger } from "@/lib/log";
 import { WebhookEnvelopeSchema, type WebhookEnvelope } from "./envelope";
 import { WebhookPayloadError } from "./errors";
+import { handleInstallConfigUpdated } from "./handlers/install-config-updated";
 import { handleInstallCreated } from "./handlers/install-created";
 import { handleInstallRevoked } from "./handlers/install-revoked";
 import { verifyWebhookSignature } from "./signature";
 
-export type WebhookResult = { status: number; body: { status: string; detail?: string } };
+export type WebhookResult = {
+  status: number;
+  body: { status: string; detail?: string };
+  /** Slow work to do after the response is sent (contract §6: answer within 10 seconds). */
+  followUp?: () => Promise<unknown>;
+};
 
-type Handler = (tx: Tx, envelope: WebhookEnvelope) => Promise<string>;
+/** What a handler did, and optionally what should happen after the response. */
+export type HandlerResult = { detail: string; followUp?: () => Promise<unknown> };
+type Handler = (tx: Tx, envelope: WebhookEnvelope) => Promise<HandlerResult>;
 
 const HANDLERS: Record<string, Handler> = {
   "install.created": handleInstallCreated,
   "install.revoked": handleInstallRevoked,
+  "install.config.updated": handleInstallConfigUpdated,
 };
 
 function result(status: number, outcome: string, detail?: string): WebhookResult {
@@ -87,13 +96,13 @@ export async function receiveWebhook(rawBody: Uint8Array, signatureHeader: strin
           payload: json as Prisma.InputJsonValue,
         },
       });
-      if (!handler) return "ignored";
-      const detail = await handler(tx, envelope);
-      await tx.webhookDelivery.update({ where: { id: delivery.id }, data: { detail } });
-      return "processed";
+      if (!handler) return { outcome: "ignored" };
+      const handled = await handler(tx, envelope);
+      await tx.webhookDelivery.update({ where: { id: delivery.id }, data: { detail: handled.detail } });
+      return { outcome: "processed", followUp: handled.followUp };
     });
-    logger.info({ type: envelope.type, outcome }, "webhook received");
-    return result(200, outcome);
+    logger.info({ type: envelope.type, outcome: outcome.outcome }, "webhook received");
+    return { ...result(200, outcome.outcome), followUp: outcome.followUp };
   } catch (error) {
     if (isUniqueViolation(error)) {
       logger.info({ type: envelope.type }, "duplicate webhook delivery ignored");

@@ -1,6 +1,6 @@
 // POST /api/webhooks: install lifecycle webhooks (contract §6). The raw bytes are verified before
 // anything parses them; lib/webhooks/receive.ts does the work. Other methods get 405 from Next.js.
-import { NextResponse } from "next/server";
+import { after, NextResponse } from "next/server";
 import { env } from "@/lib/env";
 import { BodyTooLargeError, readBodyWithLimit } from "@/lib/http/read-body";
 import { logger } from "@/lib/log";
@@ -18,7 +18,9 @@ export async function POST(request: Request): Promise<NextResponse> {
     return NextResponse.json({ status: "unreadable_body" }, { status: 400 });
   }
   try {
-    const { status, body } = await receiveWebhook(rawBody, request.headers.get(WEBHOOK_SIGNATURE_HEADER));
+    const { status, body, followUp } = await receiveWebhook(rawBody, request.headers.get(WEBHOOK_SIGNATURE_HEADER));
+    // Recorded durably already; slower follow-up work runs after the response (contract §6: 10 s).
+    if (followUp) after(() => followUp().catch((error: unknown) => logger.warn({ err: error }, "webhook follow-up failed")));
     return NextResponse.json(body, { status });
   } catch (error) {
     // Our own failure (e.g. the database is down): nothing was recorded, say so honestly.

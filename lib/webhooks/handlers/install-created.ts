@@ -6,17 +6,24 @@
 import "server-only";
 import type { Tx } from "@/lib/db/client";
 import { env } from "@/lib/env";
+import { reconcileInstall } from "@/lib/installs/reconcile";
 import { recordInstall } from "@/lib/installs/register";
 import { InstallCreatedDataSchema, type WebhookEnvelope } from "../envelope";
 import { WebhookPayloadError } from "../errors";
+import type { HandlerResult } from "../receive";
 
-export async function handleInstallCreated(tx: Tx, envelope: WebhookEnvelope): Promise<string> {
+export async function handleInstallCreated(tx: Tx, envelope: WebhookEnvelope): Promise<HandlerResult> {
   const data = InstallCreatedDataSchema.safeParse(envelope.data);
   if (!data.success) throw new WebhookPayloadError("install.created data must carry install_id, operator_id and slug");
-  const { created } = await recordInstall(
+  const { id, created } = await recordInstall(
     tx,
     { installId: data.data.install_id, operatorId: data.data.operator_id, clientId: env().OAUTH_CLIENT_ID, slug: data.data.slug },
     "webhook",
   );
-  return created ? `install ${data.data.install_id} recorded` : `install ${data.data.install_id} already known`;
+  return {
+    detail: created ? `install ${data.data.install_id} recorded` : `install ${data.data.install_id} already known`,
+    // If the redirect_uri came first, the install already has tokens: confirm it with the API,
+    // after the response (reconcileInstall skips an install without a usable token).
+    followUp: created ? undefined : () => reconcileInstall(id),
+  };
 }

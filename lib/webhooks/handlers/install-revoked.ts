@@ -11,11 +11,12 @@ import { recordInstall } from "@/lib/installs/register";
 import { transitionInstall } from "@/lib/installs/state";
 import { InstallCreatedDataSchema, type WebhookEnvelope } from "../envelope";
 import { WebhookPayloadError } from "../errors";
+import type { HandlerResult } from "../receive";
 
 // The contract does not show install.revoked's payload; the sandbox sends install.created's fields.
 const InstallRevokedDataSchema = InstallCreatedDataSchema.partial({ slug: true });
 
-export async function handleInstallRevoked(tx: Tx, envelope: WebhookEnvelope): Promise<string> {
+export async function handleInstallRevoked(tx: Tx, envelope: WebhookEnvelope): Promise<HandlerResult> {
   const data = InstallRevokedDataSchema.safeParse(envelope.data);
   if (!data.success) throw new WebhookPayloadError("install.revoked data must carry install_id and operator_id");
   const { install_id: installId, operator_id: operatorId, slug } = data.data;
@@ -25,5 +26,5 @@ export async function handleInstallRevoked(tx: Tx, envelope: WebhookEnvelope): P
   // No `occurredAt` guard: a revocation at the service is final, so however late it arrives, it
   // is newer than anything the app believes about this install_id.
   const moved = await transitionInstall(tx, row.id, "REVOKED", "webhook", "install.revoked");
-  return moved ? `install ${installId} revoked` : `install ${installId} already revoked`;
+  return { detail: moved ? `install ${installId} revoked` : `install ${installId} already revoked` };
 }

@@ -1,0 +1,64 @@
+// Reconcile: the API is the source of truth, webhooks only an accelerator (contract §6: delivery is
+// best effort and never retried). Reconciling an install asks the API about it with its token:
+//   - the call works: the install is live; learn its install_id if the app did not know it yet;
+//   - 403 NEEDS_REAUTH: flag it (contract §7) and stop calling the API for it;
+//   - 401 and a failed refresh: lib/oauth/access.ts has already moved it out of ACTIVE;
+//   - no answer: nothing is concluded; the next round tries again.
+// Only ACTIVE installs are probed here: revoked ones are final, and flagged or broken ones wait
+// for the operator (re-consent, re-install), not for the app.
+import "server-only";
+import { db } from "@/lib/db/client";
+import { logger } from "@/lib/log";
+import { withAccessToken } from "@/lib/oauth/access";
+import { TokenCircuitOpenError } from "@/lib/oauth/circuit";
+import { NoUsableTokenError, TokenRefreshUnavailableError } from "@/lib/oauth/errors";
+import { PartnerApiError, fetchConsumer } from "@/lib/partner-api/client";
+import { flagNeedsReauth } from "./reauth";
+
+export type ReconcileOutcome = "live" | "flagged" | "unusable" | "unavailable" | "skipped";
+
+export async function reconcileInstall(installRowId: string): Promise<ReconcileOutcome> {
+  const install = await db().install.findUnique({ where: { id: installRowId }, select: { status: true, installId: true } });
+  if (!install || install.status !== "ACTIVE") return "skipped";
+  let outcome: ReconcileOutcome;
+  try {
+    const consumer = await withAccessToken(installRowId, (token) => fetchConsumer(token));
+    if (install.installId === null && consumer.installId !== undefined) {
+      await db().install.updateMany({ where: { id: installRowId, installId: null }, data: { installId: consumer.installId } });
+    }
+    outcome = "live";
+  } catch (error) {
+    if (error instanceof PartnerApiError && error.kind === "needs_reauth") {
+      await flagNeedsReauth(installRowId, error.detail.reauthUrl ?? null, "reconcile");
+      outcome = "flagged";
+    } else if (error instanceof NoUsableTokenError) {
+      outcome = "unusable";
+    } else if (error instanceof PartnerApiError || error instanceof TokenRefreshUnavailableError || error instanceof TokenCircuitOpenError) {
+      outcome = "unavailable";
+    } else {
+      throw error;
+    }
+  }
+  if (outcome !== "unavailable") {
+    await db().install.update({ where: { id: installRowId }, data: { lastReconciledAt: new Date() } });
+  }
+  logger.info({ installRowId, outcome }, "install reconciled");
+  return outcome;
+}
+
+/** How stale an install's last check may be before a dashboard visit checks it again. */
+export const VISIT_RECONCILE_INTERVAL_MS = 5 * 60 * 1000;
+
+/**
+ * Reconcile on a dashboard visit, at most once per interval per install (the check is recorded in
+ * the database, so it holds across instances and page views do not spend the rate budget).
+ */
+export async function reconcileOnVisit(installRowId: string): Promise<void> {
+  const cutoff = new Date(Date.now() - VISIT_RECONCILE_INTERVAL_MS);
+  // Claim the check first (compare-and-set), so simultaneous visits make one call between them.
+  const { count } = await db().install.updateMany({
+    where: { id: installRowId, status: "ACTIVE", OR: [{ lastReconciledAt: null }, { lastReconciledAt: { lt: cutoff } }] },
+    data: { lastReconciledAt: new Date() },
+  });
+  if (count === 1) await reconcileInstall(installRowId);
+}

@@ -1,0 +1,41 @@
+// The reconcile sweep: checks every active install against the API, so a webhook that never
+// arrived (contract §6: best effort, no retry) is caught by the next sweep. One instance at a time;
+// one call per install per sweep, far inside each install's budget (contract §8: 1,000 requests
+// per 60 s per install), and installs checked recently (e.g. by a dashboard visit) are skipped.
+import "server-only";
+import { db } from "@/lib/db/client";
+import { logger } from "@/lib/log";
+import { reconcileInstall, type ReconcileOutcome } from "@/lib/installs/reconcile";
+import { runExclusively, type ExclusiveRun } from "./exclusive";
+
+/** An install checked more recently than this is not checked again by the sweep. */
+export const SWEEP_MIN_INTERVAL_MS = 10 * 60 * 1000;
+const BATCH = 500;
+
+export type SweepSummary = { checked: number } & Record<ReconcileOutcome, number>;
+
+export function runReconcileSweep(now = new Date()): Promise<ExclusiveRun<SweepSummary>> {
+  return runExclusively("reconcile-sweep", 15 * 60 * 1000, async () => {
+    const due = await db().install.findMany({
+      where: {
+        status: "ACTIVE",
+        grant: { isNot: null },
+        OR: [{ lastReconciledAt: null }, { lastReconciledAt: { lt: new Date(now.getTime() - SWEEP_MIN_INTERVAL_MS) } }],
+      },
+      select: { id: true },
+      orderBy: { lastReconciledAt: { sort: "asc", nulls: "first" } },
+      take: BATCH,
+    });
+    const summary: SweepSummary = { checked: due.length, live: 0, flagged: 0, unusable: 0, unavailable: 0, skipped: 0 };
+    for (const install of due) {
+      try {
+        summary[await reconcileInstall(install.id)] += 1;
+      } catch (error) {
+        summary.unavailable += 1;
+        logger.warn({ installRowId: install.id, err: error }, "reconcile failed");
+      }
+    }
+    logger.info(summary, "reconcile sweep finished");
+    return summary;
+  });
+}

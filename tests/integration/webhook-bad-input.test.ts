@@ -1,0 +1,147 @@
+// Webhook hardening against the running app: a catalogue of bad deliveries (contract §6), each of
+// which must be refused (zero accepted forgeries), none of which may cause a 500, and none of which
+// may change anything. Then duplicates: 50 concurrent copies of one delivery have one effect.
+import { createHmac, randomUUID } from "node:crypto";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { closeSql, resetWorld, sql, stack } from "../helpers/stack";
+
+const HEADER = "X-Volt-Signature";
+const enc = (s: string) => new TextEncoder().encode(s);
+const now = () => Math.floor(Date.now() / 1000);
+
+function envelope(overrides: Record<string, unknown> = {}) {
+  return {
+    id: `whd_${randomUUID()}`,
+    type: "install.created",
+    delivered_at: now(),
+    data: { install_id: 7001, operator_id: 1001, slug: "northwind-charging" },
+    ...overrides,
+  };
+}
+const hmacHex = (body: Uint8Array | string, secret = stack.webhookSecret) => createHmac("sha256", secret).update(body).digest("hex");
+const sign = (body: Uint8Array | string, secret?: string) => `sha256=${hmacHex(body, secret)}`;
+
+type Case = { name: string; body: Uint8Array | string; headers: Record<string, string>; method?: string; expect: number };
+
+function cases(): Case[] {
+  const json = JSON.stringify(envelope());
+  const bytes = enc(json);
+  const good = sign(bytes);
+  const flipped = Uint8Array.from(bytes);
+  flipped[20] = flipped[20]! ^ 0x01;
+  const signedEnvelope = (overrides: Record<string, unknown>) => {
+    const body = JSON.stringify(envelope(overrides));
+    return { body, headers: { [HEADER]: sign(body) } };
+  };
+  const signedRaw = (body: Uint8Array | string) => ({ body, headers: { [HEADER]: sign(body) } });
+  const nonUtf8 = Uint8Array.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]);
+
+  return [
+    // The signature header itself: 401.
+    { name: "no signature header", body: json, headers: {}, expect: 401 },
+    { name: "empty header", body: json, headers: { [HEADER]: "" }, expect: 401 },
+    { name: "prefix only", body: json, headers: { [HEADER]: "sha256=" }, expect: 401 },
+    { name: "hex without prefix", body: json, headers: { [HEADER]: hmacHex(bytes) }, expect: 401 },
+    { name: "sha1= prefix", body: json, headers: { [HEADER]: `sha1=${hmacHex(bytes)}` }, expect: 401 },
+    { name: "upper-case prefix", body: json, headers: { [HEADER]: `SHA256=${hmacHex(bytes)}` }, expect: 401 },
+    { name: "upper-case hex", body: json, headers: { [HEADER]: `sha256=${hmacHex(bytes).toUpperCase()}` }, expect: 401 },
+    { name: "63 hex digits", body: json, headers: { [HEADER]: good.slice(0, -1) }, expect: 401 },
+    { name: "65 hex digits", body: json, headers: { [HEADER]: `${good}a` }, expect: 401 },
+    { name: "128 hex digits", body: json, headers: { [HEADER]: `${good}${hmacHex(bytes)}` }, expect: 401 },
+    { name: "non-hex characters", body: json, headers: { [HEADER]: `sha256=${"z".repeat(64)}` }, expect: 401 },
+    { name: "all zeros", body: json, headers: { [HEADER]: `sha256=${"0".repeat(64)}` }, expect: 401 },
+    { name: "wrong secret", body: json, headers: { [HEADER]: sign(bytes, "a-secret-that-is-not-ours") }, expect: 401 },
+    { name: "empty secret", body: json, headers: { [HEADER]: sign(bytes, "") }, expect: 401 },
+    { name: "base64 digest instead of hex", body: json, headers: { [HEADER]: `sha256=${createHmac("sha256", stack.webhookSecret).update(bytes).digest("base64")}` }, expect: 401 },
+    // (Whitespace around a header value is not part of it: HTTP strips it before the app sees it.)
+    { name: "space after the prefix", body: json, headers: { [HEADER]: `sha256= ${hmacHex(bytes)}` }, expect: 401 },
+    { name: "two signatures in one header", body: json, headers: { [HEADER]: `${good},${good}` }, expect: 401 },
+    { name: "signature in another header", body: json, headers: { "X-Signature": good }, expect: 401 },
+    // The body the signature covers: 401.
+    { name: "one body byte flipped", body: flipped, headers: { [HEADER]: good }, expect: 401 },
+    { name: "re-serialized JSON (pretty)", body: JSON.stringify(JSON.parse(json), null, 2), headers: { [HEADER]: good }, expect: 401 },
+    { name: "re-serialized JSON (keys reordered)", body: JSON.stringify(Object.fromEntries(Object.entries(JSON.parse(json) as object).reverse())), headers: { [HEADER]: good }, expect: 401 },
+    { name: "trailing newline added", body: `${json}\n`, headers: { [HEADER]: good }, expect: 401 },
+    { name: "leading whitespace added", body: ` ${json}`, headers: { [HEADER]: good }, expect: 401 },
+    { name: "signature of an empty body", body: json, headers: { [HEADER]: sign("") }, expect: 401 },
+    { name: "empty body, signed body elsewhere", body: "", headers: { [HEADER]: good }, expect: 401 },
+    { name: "non-UTF-8 body, wrong signature", body: nonUtf8, headers: { [HEADER]: good }, expect: 401 },
+    // Authentic but not acceptable: 400.
+    { name: "stale delivered_at (1 hour ago)", ...signedEnvelope({ delivered_at: now() - 3600 }), expect: 400 },
+    { name: "stale delivered_at (6 minutes ago)", ...signedEnvelope({ delivered_at: now() - 360 }), expect: 400 },
+    { name: "future delivered_at (1 hour ahead)", ...signedEnvelope({ delivered_at: now() + 3600 }), expect: 400 },
+    { name: "delivered_at missing", ...signedEnvelope({ delivered_at: undefined }), expect: 400 },
+    { name: "delivered_at not a number", ...signedEnvelope({ delivered_at: "yesterday" }), expect: 400 },
+    { name: "invalid JSON", ...signedRaw("{not json"), expect: 400 },
+    { name: "non-UTF-8 body, valid signature", ...signedRaw(nonUtf8), expect: 400 },
+    { name: "a JSON array", ...signedRaw("[1,2,3]"), expect: 400 },
+    { name: "JSON null", ...signedRaw("null"), expect: 400 },
+    { name: "type missing", ...signedEnvelope({ type: undefined }), expect: 400 },
+    { name: "install_id as a string", ...signedEnvelope({ data: { install_id: "7001", operator_id: 1001, slug: "x" } }), expect: 400 },
+    { name: "negative install_id", ...signedEnvelope({ data: { install_id: -1, operator_id: 1001, slug: "x" } }), expect: 400 },
+    { name: "data not an object", ...signedEnvelope({ data: "install 7001" }), expect: 400 },
+    // Size and method.
+    { name: "oversized body", ...signedEnvelope({ padding: "x".repeat(300 * 1024) }), expect: 413 },
+    { name: "GET", body: "", headers: {}, method: "GET", expect: 405 },
+    { name: "PUT", body: json, headers: { [HEADER]: good }, method: "PUT", expect: 405 },
+    { name: "DELETE", body: "", headers: {}, method: "DELETE", expect: 405 },
+    { name: "PATCH", body: json, headers: { [HEADER]: good }, method: "PATCH", expect: 405 },
+  ];
+}
+
+async function deliver(c: Pick<Case, "body" | "headers" | "method">) {
+  return fetch(`${stack.appUrl}/api/webhooks`, {
+    method: c.method ?? "POST",
+    headers: { "Content-Type": "application/json", ...c.headers },
+    body: c.method === "GET" || c.method === "DELETE" ? undefined : c.body,
+  });
+}
+
+beforeEach(resetWorld);
+afterAll(closeSql);
+
+describe("bad webhook deliveries", () => {
+  it(`${cases().length} bad inputs: zero accepted, zero 500s, nothing changed`, async () => {
+    const all = cases();
+    expect(all.length).toBeGreaterThanOrEqual(35);
+    const outcomes: { name: string; status: number }[] = [];
+    for (const c of all) outcomes.push({ name: c.name, status: (await deliver(c)).status });
+
+    expect(outcomes.filter((o) => o.status >= 500)).toEqual([]);
+    expect(outcomes.filter((o) => o.status < 300)).toEqual([]);
+    expect(outcomes).toEqual(all.map((c) => ({ name: c.name, status: c.expect })));
+    expect(await sql("SELECT id FROM installs")).toEqual([]);
+    expect(await sql("SELECT id FROM install_events")).toEqual([]);
+    // Authentic-but-unusable deliveries are kept for the audit trail; forgeries never are.
+    const recorded = await sql<{ outcome: string }>("SELECT outcome FROM webhook_deliveries");
+    expect(recorded.every((r) => r.outcome === "invalid")).toBe(true);
+  });
+
+  it("an unknown event type is acknowledged, recorded and ignored", async () => {
+    const body = JSON.stringify(envelope({ type: "install.renamed" }));
+    const response = await deliver({ body, headers: { [HEADER]: sign(body) } });
+    expect(response.status).toBe(200);
+    expect(await sql("SELECT outcome, event_type FROM webhook_deliveries")).toEqual([{ outcome: "ignored", event_type: "install.renamed" }]);
+    expect(await sql("SELECT id FROM installs")).toEqual([]);
+  });
+});
+
+describe("duplicates and replays", () => {
+  it("50 concurrent copies of one delivery have exactly one effect", async () => {
+    const body = JSON.stringify(envelope());
+    const statuses = await Promise.all(Array.from({ length: 50 }, () => deliver({ body, headers: { [HEADER]: sign(body) } }).then((r) => r.status)));
+    expect(statuses.filter((s) => s !== 200)).toEqual([]);
+    expect(await sql("SELECT install_id FROM installs")).toEqual([{ install_id: 7001 }]);
+    expect(await sql("SELECT id FROM install_events")).toHaveLength(1);
+    expect(await sql("SELECT id FROM webhook_deliveries")).toHaveLength(1);
+  });
+
+  it("the same delivery replayed later (freshly signed) is recognised by its id", async () => {
+    const id = `whd_${randomUUID()}`;
+    for (const offset of [0, 30]) {
+      const body = JSON.stringify(envelope({ id, delivered_at: now() - offset }));
+      expect((await deliver({ body, headers: { [HEADER]: sign(body) } })).status).toBe(200);
+    }
+    expect(await sql("SELECT id FROM webhook_deliveries")).toHaveLength(1);
+  });
+});

@@ -43,6 +43,7 @@ const envSchema = z.object({
   WEBHOOK_URL: httpsOrLoopbackUrlSchema,
   APP_REQUESTED_SCOPES: requestedScopesSchema,
   APP_NAME: z.string().min(1).default("Partner App"),
+  SANDBOX_REAUTH_RETURN_URL: httpsOrLoopbackUrlSchema.optional(),
 });
 
 export interface SandboxConfig {
@@ -59,6 +60,11 @@ export interface SandboxConfig {
     /** What the app asks for; offline_access is added by the portal, not listed here. */
     requestedScopes: string[];
     appName: string;
+    /**
+     * Where the operator lands after granting a re-authorization at reauth_url (README decision 27).
+     * Absent: the origin of redirect_uri + "/dashboard" (see reauthReturnUrl()).
+     */
+    reauthReturnUrl?: string;
   };
   webhook: {
     url: string;
@@ -96,9 +102,15 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
       // The service adds offline_access itself (contract §2); drop it if an app lists it anyway.
       requestedScopes: [...new Set(e.APP_REQUESTED_SCOPES.filter((scope) => scope !== OFFLINE_ACCESS))],
       appName: e.APP_NAME,
+      reauthReturnUrl: e.SANDBOX_REAUTH_RETURN_URL,
     },
     webhook: { url: e.WEBHOOK_URL, secret: e.WEBHOOK_SECRET, timeoutMs: 10_000 },
     refreshDelayMs: e.SANDBOX_REFRESH_DELAY_MS,
     rateLimit: { limit: e.SANDBOX_RATE_LIMIT, windowSeconds: 60 },
   };
+}
+
+/** SANDBOX_REAUTH_RETURN_URL, or the app's dashboard: the origin of the registered redirect_uri + "/dashboard". */
+export function reauthReturnUrl(config: SandboxConfig): string {
+  return config.client.reauthReturnUrl ?? new URL("/dashboard", config.client.redirectUri).toString();
 }

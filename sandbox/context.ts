@@ -1,6 +1,7 @@
 // What every route module of the sandbox receives: configuration, clock, state, seed data and webhooks.
 import type { SandboxClock } from "./clock.js";
 import type { SandboxConfig } from "./config.js";
+import type { TokenEndpointFaults } from "./faults.js";
 import type { OperatorData, SeedData } from "./seed.js";
 import type { SandboxStore } from "./store.js";
 import type { WebhookSender } from "./webhooks.js";
@@ -18,6 +19,8 @@ export interface SandboxContext {
   log(line: string): void;
   /** Hashes of refresh tokens being rotated right now (never persisted): fosite's serialization failure. */
   refreshesInFlight: Set<string>;
+  /** Armed token-endpoint faults (in memory only). */
+  faults: TokenEndpointFaults;
   /** Fixed-window rate-limit counters per install, on the sandbox clock (not persisted). */
   rateWindows: Map<number, { windowStartMs: number; count: number }>;
 }

@@ -1,21 +1,48 @@
 // The control API for tests and scripts (JSON, under /_sandbox): reset, move the clock, inspect installs,
-// events and seed data, and trigger lifecycle moves the contract describes (uninstall, scope widening,
-// consumer disabled). Local development only: it has no authentication.
+// events, deliveries, token statistics and seed data; trigger lifecycle moves the contract describes (uninstall,
+// scope widening, consumer disabled, configuration change, client re-issue/removal); inject faults into the token
+// endpoint and delivery modes into webhooks. Local development only: it has no authentication.
 import { Hono } from "hono";
 import type { Context } from "hono";
 import { z } from "zod";
+import {
+  changeRequestedScopes,
+  clientExists,
+  flagNeedsReauth,
+  normalizeRequestedScopes,
+  reauthUrl,
+  removeClient,
+  requestedScopes,
+  restoreClient,
+  rotateClientSecret,
+} from "./app-registration.js";
+import { SCOPE_PATTERN, reauthReturnUrl } from "./config.js";
 import type { SandboxContext } from "./context.js";
 import { findOperator } from "./context.js";
+import { faultRequestSchema } from "./faults.js";
 import { buildPortalAuthorizationUrl } from "./idp/auth-ticket.js";
-import { revokeInstall } from "./installs.js";
-import { EVENT_TYPES, emptyState } from "./store.js";
+import { installConfigPatchSchema } from "./install-config.js";
+import { configOf, revokeInstall, updateInstallConfig } from "./installs.js";
+import { EVENT_TYPES, WEBHOOK_EVENT_TYPES, emptyState } from "./store.js";
 import type { InstallRecord } from "./store.js";
+import { webhookModeRequestSchema } from "./webhooks.js";
+import type { DeliveryResult } from "./webhooks.js";
 
 const advanceSchema = z.object({ seconds: z.number().finite() });
+const installIdFilterSchema = z.coerce.number().int().positive().optional();
 const eventsQuerySchema = z.object({
   type: z.enum(EVENT_TYPES).optional(),
   since: z.coerce.number().int().min(0).optional(),
+  /** Events whose detail names this install (API calls, token calls, webhooks, install moves...). */
+  install_id: installIdFilterSchema,
 });
+const deliveriesQuerySchema = z.object({
+  install_id: installIdFilterSchema,
+  event_type: z.enum(WEBHOOK_EVENT_TYPES).optional(),
+});
+const deliveryIdParamSchema = z.object({ id: z.string().regex(/^whd_[A-Za-z0-9_-]{1,64}$/) });
+const scopesBodySchema = z.object({ scopes: z.array(z.string().regex(SCOPE_PATTERN, "each scope must look like <resource> or <resource>:read|write|delete")).min(1).max(30) }).strict();
+const rotateSecretSchema = z.object({ client_secret: z.string().min(16).max(200).optional() }).strict();
 const idParamSchema = z.object({ id: z.coerce.number().int().positive() });
 const consumerStatusSchema = z.object({ status: z.enum(["active", "disabled"]) });
 const authorizeUrlSchema = z.object({
@@ -41,11 +68,56 @@ function installView(ctx: SandboxContext, install: InstallRecord) {
     status: install.status,
     scopes: install.scopes,
     needs_reauth: install.needsReauth,
+    needs_reauth_since: install.needsReauthSince,
+    reauth_url: install.needsReauth ? reauthUrl(ctx, install.installId) : null,
+    config: configOf(ctx, install),
     consumer_id: install.consumerId,
     consumer_status: consumer?.status ?? null,
     created_at: install.createdAt,
     updated_at: install.updatedAt,
     revoked_at: install.revokedAt,
+  };
+}
+
+const ZERO_STATS = { authorizationCodeCalls: 0, refreshTokenCalls: 0, refreshesIssued: 0, chainRevocations: 0 };
+
+/** GET /_sandbox/installs/:id/token-stats (README "Control API"). */
+function tokenStatsView(ctx: SandboxContext, installId: number) {
+  const stats = ctx.store.state.tokenStats[String(installId)] ?? ZERO_STATS;
+  let latest: { createdAtMs: number; revokedAtMs: number | null; revokedReason: string | null } | undefined;
+  for (const chain of Object.values(ctx.store.state.chains)) {
+    if (chain.installId === installId && (!latest || chain.createdAtMs >= latest.createdAtMs)) latest = chain;
+  }
+  const now = ctx.clock.nowMs();
+  const activeAccessTokens = Object.values(ctx.store.state.tokens).filter(
+    (t) => t.installId === installId && t.kind === "access" && t.status === "active" && t.expiresAtMs > now,
+  ).length;
+  return {
+    install_id: installId,
+    calls: { authorization_code: stats.authorizationCodeCalls, refresh_token: stats.refreshTokenCalls },
+    refreshes_issued: stats.refreshesIssued,
+    chain_revocations: stats.chainRevocations,
+    chain_revoked: latest ? latest.revokedAtMs !== null : false,
+    chain_revoked_reason: latest?.revokedReason ?? null,
+    active_access_tokens: activeAccessTokens,
+  };
+}
+
+function deliveryResultView(result: DeliveryResult) {
+  return {
+    delivery_id: result.id,
+    type: result.type,
+    install_id: result.installId,
+    mode: result.mode,
+    ok: result.ok,
+    attempts: result.attempts.map((a) => ({
+      kind: a.kind,
+      delivered_at: a.deliveredAt,
+      outcome: a.outcome,
+      status: a.status,
+      error: a.error,
+      latency_ms: a.latencyMs,
+    })),
   };
 }
 
@@ -62,6 +134,8 @@ export function controlRoutes(ctx: SandboxContext): Hono {
     ctx.clock.setOffset(0);
     ctx.rateWindows.clear();
     ctx.refreshesInFlight.clear();
+    ctx.faults.clear();
+    ctx.webhooks.modes.clear();
     ctx.store.addEvent("control", ctx.clock.now(), { action: "reset" });
     ctx.log("state reset: installs, tokens, codes and logs wiped; clock offset 0");
     return c.json({ ok: true });
@@ -93,9 +167,7 @@ export function controlRoutes(ctx: SandboxContext): Hono {
     const params = idParamSchema.safeParse(c.req.param());
     const install = params.success ? ctx.store.findInstall(params.data.id) : undefined;
     if (!install || install.status !== "active") return c.json({ error: "no active install with this id" }, 404);
-    install.needsReauth = true;
-    install.updatedAt = ctx.clock.now().toISOString();
-    ctx.store.addEvent("install", ctx.clock.now(), { action: "flagged_needs_reauth", install_id: install.installId, operator_id: install.operatorId });
+    flagNeedsReauth(ctx, install, "control");
     return c.json({ install: installView(ctx, install) });
   });
 
@@ -115,12 +187,180 @@ export function controlRoutes(ctx: SandboxContext): Hono {
   app.get("/events", (c) => {
     const query = eventsQuerySchema.safeParse(c.req.query());
     if (!query.success) return bad(c, `type must be one of: ${EVENT_TYPES.join(", ")}`);
-    const { type, since } = query.data;
-    const events = ctx.store.state.events.filter((e) => (!type || e.type === type) && (since === undefined || e.seq > since));
+    const { type, since, install_id: installId } = query.data;
+    const events = ctx.store.state.events.filter(
+      (e) => (!type || e.type === type) && (since === undefined || e.seq > since) && (installId === undefined || e.detail.install_id === installId),
+    );
     return c.json({ events });
   });
 
-  app.get("/deliveries", (c) => c.json({ deliveries: ctx.store.state.events.filter((e) => e.type === "webhook") }));
+  // ----- webhooks: delivery log, replay, delivery modes -----
+
+  app.get("/deliveries", (c) => {
+    const query = deliveriesQuerySchema.safeParse(c.req.query());
+    if (!query.success) return bad(c, `install_id must be a positive integer; event_type one of: ${WEBHOOK_EVENT_TYPES.join(", ")}`);
+    const { install_id: installId, event_type: eventType } = query.data;
+    const deliveries = ctx.store.state.events.filter(
+      (e) => e.type === "webhook" && (installId === undefined || e.detail.install_id === installId) && (!eventType || e.detail.event_type === eventType),
+    );
+    return c.json({ deliveries });
+  });
+
+  app.get("/deliveries/:id", (c) => {
+    const params = deliveryIdParamSchema.safeParse(c.req.param());
+    const delivery = params.success ? ctx.store.findDelivery(params.data.id) : undefined;
+    if (!delivery) return c.json({ error: "unknown delivery id (only the newest 1,000 deliveries are kept)" }, 404);
+    const attempts = ctx.store.state.events.filter((e) => e.type === "webhook" && e.detail.delivery_id === delivery.id);
+    return c.json({ delivery: { id: delivery.id, type: delivery.type, data: delivery.data, created_at: delivery.createdAt }, attempts });
+  });
+
+  // Contract §6: "The service can replay deliveries for an app on request." Same id and data, a new delivered_at.
+  app.post("/deliveries/:id/replay", async (c) => {
+    const params = deliveryIdParamSchema.safeParse(c.req.param());
+    if (!params.success) return c.json({ error: "unknown delivery id" }, 404);
+    const result = await ctx.webhooks.replay(params.data.id);
+    if (!result) return c.json({ error: "unknown delivery id (only the newest 1,000 deliveries are kept)" }, 404);
+    return c.json(deliveryResultView(result));
+  });
+
+  app.get("/webhook-modes", (c) => c.json({ modes: ctx.webhooks.modes.list() }));
+
+  app.post("/webhook-modes", async (c) => {
+    const body = webhookModeRequestSchema.safeParse(await readJson(c));
+    if (!body.success) {
+      return bad(c, `Expected {"type": ${WEBHOOK_EVENT_TYPES.map((t) => `"${t}"`).join(" | ")}, "mode": "drop" | "late" | "twice", "count"?: n ≥ 1, "lateSeconds"?: n (late only)}: ${body.error.issues.map((i) => i.message).join("; ")}`);
+    }
+    const armed = ctx.webhooks.modes.arm(body.data);
+    ctx.store.addEvent("control", ctx.clock.now(), { action: "webhook_mode_armed", event_type: armed.type, mode: armed.mode, count: armed.remaining });
+    return c.json({ armed, modes: ctx.webhooks.modes.list() });
+  });
+
+  app.delete("/webhook-modes", (c) => {
+    ctx.webhooks.modes.clear();
+    ctx.store.addEvent("control", ctx.clock.now(), { action: "webhook_modes_cleared" });
+    return c.json({ modes: [] });
+  });
+
+  // ----- token endpoint: statistics and fault injection -----
+
+  app.get("/installs/:id/token-stats", (c) => {
+    const params = idParamSchema.safeParse(c.req.param());
+    const install = params.success ? ctx.store.findInstall(params.data.id) : undefined;
+    if (!install) return c.json({ error: "no install with this id" }, 404);
+    return c.json(tokenStatsView(ctx, install.installId));
+  });
+
+  app.get("/token-stats", (c) => {
+    const per = ctx.store.state.installs.map((install) => tokenStatsView(ctx, install.installId));
+    const sum = (pick: (s: ReturnType<typeof tokenStatsView>) => number): number => per.reduce((total, s) => total + pick(s), 0);
+    return c.json({
+      installs: per.length,
+      calls: { authorization_code: sum((s) => s.calls.authorization_code), refresh_token: sum((s) => s.calls.refresh_token) },
+      refreshes_issued: sum((s) => s.refreshes_issued),
+      chain_revocations: sum((s) => s.chain_revocations),
+      chains_revoked: per.filter((s) => s.chain_revoked).length,
+      active_access_tokens: sum((s) => s.active_access_tokens),
+      unattributed_calls: ctx.store.state.unattributedTokenCalls,
+    });
+  });
+
+  app.get("/faults", (c) => c.json({ tokenEndpoint: ctx.faults.current() }));
+
+  app.post("/faults", async (c) => {
+    const body = faultRequestSchema.safeParse(await readJson(c));
+    if (!body.success) {
+      return bad(
+        c,
+        `Expected {"tokenEndpoint": {"mode": "delay" | "error500" | "drop-connection" | "answer-then-fail", "count"?: n ≥ 1, "delayMs"?: n, "failWith"?: "error500" | "drop-connection", "grantType"?: "refresh_token" | "authorization_code"}}: ${body.error.issues.map((i) => i.message).join("; ")}`,
+      );
+    }
+    const armed = ctx.faults.arm(body.data);
+    ctx.store.addEvent("control", ctx.clock.now(), { action: "fault_armed", mode: armed.mode, grant_type: armed.grantType, count: armed.remaining });
+    return c.json({ tokenEndpoint: armed });
+  });
+
+  app.delete("/faults", (c) => {
+    ctx.faults.clear();
+    ctx.store.addEvent("control", ctx.clock.now(), { action: "faults_cleared" });
+    return c.json({ tokenEndpoint: null });
+  });
+
+  // ----- the app's registration: client credentials and requested scopes -----
+
+  const clientView = () => ({
+    client_id: ctx.config.client.clientId,
+    exists: clientExists(ctx),
+    secret: ctx.store.state.app.clientSecretHash === null ? "configured" : "re-issued",
+    secret_rotated_at: ctx.store.state.app.clientSecretRotatedAt,
+  });
+
+  app.get("/clients", (c) => c.json({ client: clientView() }));
+
+  // The service operator re-issues the client (contract §5.7, §7): a new secret; the old one fails at once.
+  app.post("/clients/rotate-secret", async (c) => {
+    const text = await c.req.text();
+    let raw: unknown = {};
+    if (text.trim() !== "") {
+      try {
+        raw = JSON.parse(text);
+      } catch {
+        raw = null;
+      }
+    }
+    const body = rotateSecretSchema.safeParse(raw);
+    if (!body.success) return bad(c, 'Expected no body, or {"client_secret": "<16 to 200 characters>"}');
+    const secret = rotateClientSecret(ctx, body.data.client_secret);
+    return c.json({ client_id: ctx.config.client.clientId, client_secret: secret });
+  });
+
+  app.post("/clients/remove", (c) => {
+    removeClient(ctx);
+    return c.json({ client: clientView() });
+  });
+
+  app.post("/clients/restore", (c) => {
+    restoreClient(ctx);
+    return c.json({ client: clientView() });
+  });
+
+  app.get("/app", (c) =>
+    c.json({
+      app_name: ctx.config.client.appName,
+      client_id: ctx.config.client.clientId,
+      redirect_uri: ctx.config.client.redirectUri,
+      requested_scopes: requestedScopes(ctx),
+      scopes_changed_at: ctx.store.state.app.scopesChangedAt,
+      reauth_return_url: reauthReturnUrl(ctx.config),
+    }),
+  );
+
+  // The app owner changes the requested scopes (as the console does). Widening flags every active install.
+  app.post("/app/scopes", async (c) => {
+    const body = scopesBodySchema.safeParse(await readJson(c));
+    if (!body.success) return bad(c, `Expected {"scopes": ["<resource>[:read|write|delete]", ...]}: ${body.error.issues.map((i) => i.message).join("; ")}`);
+    if (normalizeRequestedScopes(body.data.scopes).length === 0) return bad(c, "list at least one scope besides offline_access");
+    const change = changeRequestedScopes(ctx, body.data.scopes, "control");
+    return c.json({
+      previous: change.previous,
+      requested_scopes: change.requested,
+      added: change.added,
+      removed: change.removed,
+      widened: change.widened,
+      flagged_install_ids: change.flaggedInstallIds,
+    });
+  });
+
+  // The operator saves the per-install configuration (as the catalogue page does): install.config.updated is sent.
+  app.post("/installs/:id/config", async (c) => {
+    const params = idParamSchema.safeParse(c.req.param());
+    const body = installConfigPatchSchema.safeParse(await readJson(c));
+    if (!params.success || !body.success) {
+      return bad(c, 'Expected /installs/<id>/config with {"siteIds"?: [int], "syncCharges"?: boolean, "currency"?: "EUR" | "NOK" | "SEK" | "DKK" | "CHF" | "GBP"}');
+    }
+    const result = await updateInstallConfig(ctx, params.data.id, body.data, "control");
+    if (!result.ok) return c.json({ error: result.message }, result.status);
+    return c.json({ install: installView(ctx, result.install), delivery: deliveryResultView(result.delivery) });
+  });
 
   app.get("/operators", (c) =>
     c.json({

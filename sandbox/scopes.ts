@@ -1,6 +1,8 @@
 // Scope rules (contract §2): "<resource>" or "<resource>:<permission>", a bare resource means read only,
 // and offline_access is added by the service and grants no data access by itself.
-import { OFFLINE_ACCESS, type SandboxConfig } from "./config.js";
+import { requestedScopes } from "./app-registration.js";
+import { OFFLINE_ACCESS } from "./config.js";
+import type { SandboxContext } from "./context.js";
 
 /** Everything the identity provider knows about; discovery lists it. */
 export const SCOPES_SUPPORTED = [
@@ -26,14 +28,14 @@ export const SCOPE_DESCRIPTIONS: Record<string, string> = {
   [OFFLINE_ACCESS]: "Keep access while you are away (the app may refresh its tokens). Grants no data by itself.",
 };
 
-/** The scopes the app is registered for: what it requests, plus offline_access which the service adds. */
-export function registeredScopes(config: SandboxConfig): string[] {
-  return [...config.client.requestedScopes, OFFLINE_ACCESS];
+/** The scopes the app is registered for right now: what it requests, plus offline_access which the service adds. */
+export function registeredScopes(ctx: SandboxContext): string[] {
+  return [...requestedScopes(ctx), OFFLINE_ACCESS];
 }
 
 /** The scope string the portal puts in the authorization request and the consent screen lists. */
-export function portalScopeString(config: SandboxConfig): string {
-  return registeredScopes(config).join(" ");
+export function portalScopeString(ctx: SandboxContext): string {
+  return registeredScopes(ctx).join(" ");
 }
 
 export function parseScopeString(value: string): string[] {

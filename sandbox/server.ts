@@ -7,8 +7,10 @@ import { Hono } from "hono";
 import { apiRoutes } from "./api/routes.js";
 import { SandboxClock } from "./clock.js";
 import type { SandboxConfig } from "./config.js";
+import { consoleRoutes } from "./console/routes.js";
 import type { SandboxContext } from "./context.js";
 import { controlRoutes } from "./control.js";
+import { TokenEndpointFaults } from "./faults.js";
 import { authorizeRoutes } from "./idp/authorize.js";
 import { consentRoutes } from "./idp/consent.js";
 import { discoveryRoutes } from "./idp/discovery.js";
@@ -48,6 +50,7 @@ export async function createSandbox(config: SandboxConfig, options: SandboxOptio
     issuer: () => `${publicUrl}/idp`,
     log,
     refreshesInFlight: new Set(),
+    faults: new TokenEndpointFaults(),
     rateWindows: new Map(),
   };
 
@@ -60,6 +63,7 @@ export async function createSandbox(config: SandboxConfig, options: SandboxOptio
   idp.route("/", tokenRoutes(ctx));
   app.route("/idp", idp);
   app.route("/portal", portalRoutes(ctx));
+  app.route("/console", consoleRoutes(ctx));
   app.route("/api/v1", apiRoutes(ctx));
   app.route("/_sandbox", controlRoutes(ctx));
 

@@ -1,10 +1,12 @@
-// Sandbox state and its persistence. Everything that changes (installs, consumers, tokens, codes, consent
-// requests, the clock offset, the event log) lives in one object, saved atomically to
+// Sandbox state and its persistence. Everything that changes (installs, consumers, tokens, codes, token chains and
+// statistics, consent requests, the app's registration, kept webhook deliveries, the clock offset, the event log)
+// lives in one object, saved atomically to
 // ${SANDBOX_DATA_DIR}/state.json (write a temp file, then rename) shortly after each mutation.
 // Tokens, codes, tickets and consent challenges are stored as sha256 hashes, never in clear.
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
+import { installConfigSchema } from "./install-config.js";
 
 const isoSchema = z.string();
 
@@ -18,6 +20,10 @@ const installSchema = z.object({
   scopes: z.array(z.string()),
   consumerId: z.string(),
   needsReauth: z.boolean(),
+  /** When the current NEEDS_REAUTH flag was set (null when not flagged). */
+  needsReauthSince: isoSchema.nullable().default(null),
+  /** The per-install configuration (null only in state files written before it existed). */
+  config: installConfigSchema.nullable().default(null),
   createdAt: isoSchema,
   updatedAt: isoSchema.nullable(),
   revokedAt: isoSchema.nullable(),
@@ -77,6 +83,48 @@ const consentRequestSchema = z.object({
   handledAtMs: z.number().nullable(),
 });
 
+/** One grant of the identity provider: a code and everything minted from it (fosite's request ID). */
+export const CHAIN_REVOCATION_REASONS = ["refresh_token_reuse", "code_reuse", "client_revocation", "install_revoked"] as const;
+const chainSchema = z.object({
+  installId: z.number().int(),
+  createdAtMs: z.number(),
+  revokedAtMs: z.number().nullable(),
+  revokedReason: z.enum(CHAIN_REVOCATION_REASONS).nullable(),
+});
+
+/** Token-endpoint counters per install (GET /_sandbox/installs/:id/token-stats). */
+const tokenStatsSchema = z.object({
+  authorizationCodeCalls: z.number().int(),
+  refreshTokenCalls: z.number().int(),
+  refreshesIssued: z.number().int(),
+  chainRevocations: z.number().int(),
+});
+
+/** The app's registration as the service holds it; null fields mean "as configured in the environment". */
+const appRegistrationSchema = z.object({
+  /** Requested scopes once the app owner changed them (console / control API); null = APP_REQUESTED_SCOPES. */
+  requestedScopes: z.array(z.string()).nullable(),
+  scopesChangedAt: isoSchema.nullable(),
+  /** sha256 of a re-issued client secret; null = OAUTH_CLIENT_SECRET. Never the secret itself. */
+  clientSecretHash: z.string().nullable(),
+  clientSecretRotatedAt: isoSchema.nullable(),
+  /** The client was removed from the identity provider: the token endpoint answers "does not exist". */
+  clientRemoved: z.boolean(),
+});
+
+export const WEBHOOK_EVENT_TYPES = ["install.created", "install.revoked", "install.config.updated"] as const;
+
+const installWebhookDataSchema = z.object({ install_id: z.number().int(), operator_id: z.number().int(), slug: z.string() }).strict();
+const configWebhookDataSchema = z.object({ install_id: z.number().int(), operator_id: z.number().int(), config: installConfigSchema }).strict();
+
+/** A delivery as created (kept so that it can be replayed with the same id and data). */
+const deliverySchema = z.object({
+  id: z.string(),
+  type: z.enum(WEBHOOK_EVENT_TYPES),
+  data: z.union([installWebhookDataSchema, configWebhookDataSchema]),
+  createdAt: isoSchema,
+});
+
 const eventValueSchema = z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.string())]);
 
 export const EVENT_TYPES = ["authorize", "consent", "token", "api", "webhook", "install", "control"] as const;
@@ -101,6 +149,14 @@ const stateSchema = z.object({
   authTickets: z.record(z.string(), authTicketSchema),
   consentRequests: z.record(z.string(), consentRequestSchema),
   events: z.array(eventSchema),
+  app: appRegistrationSchema.default({ requestedScopes: null, scopesChangedAt: null, clientSecretHash: null, clientSecretRotatedAt: null, clientRemoved: false }),
+  chains: z.record(z.string(), chainSchema).default({}),
+  tokenStats: z.record(z.string(), tokenStatsSchema).default({}),
+  /** Token-endpoint calls that could not be tied to an install (bad client, unknown code or token...). */
+  unattributedTokenCalls: z.number().int().default(0),
+  deliveries: z.array(deliverySchema).default([]),
+  /** sha256 of deleted tokens → their install, so that calls presenting them still count for the install (token-stats). */
+  deletedTokenInstalls: z.record(z.string(), z.number().int()).default({}),
 });
 
 export type InstallRecord = z.infer<typeof installSchema>;
@@ -109,11 +165,22 @@ export type TokenRecord = z.infer<typeof tokenSchema>;
 export type CodeRecord = z.infer<typeof codeSchema>;
 export type AuthTicketRecord = z.infer<typeof authTicketSchema>;
 export type ConsentRequestRecord = z.infer<typeof consentRequestSchema>;
+export type ChainRecord = z.infer<typeof chainSchema>;
+export type ChainRevocationReason = (typeof CHAIN_REVOCATION_REASONS)[number];
+export type TokenStatsRecord = z.infer<typeof tokenStatsSchema>;
+export type AppRegistration = z.infer<typeof appRegistrationSchema>;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+export type InstallWebhookData = z.infer<typeof installWebhookDataSchema>;
+export type ConfigWebhookData = z.infer<typeof configWebhookDataSchema>;
+export type WebhookData = InstallWebhookData | ConfigWebhookData;
+export type DeliveryRecord = z.infer<typeof deliverySchema>;
 export type EventValue = z.infer<typeof eventValueSchema>;
 export type EventRecord = z.infer<typeof eventSchema>;
 export type SandboxState = z.infer<typeof stateSchema>;
 
 const MAX_EVENTS = 5000;
+const MAX_DELIVERIES = 1000;
+const MAX_DELETED_TOKENS = 20_000;
 const SAVE_DEBOUNCE_MS = 20;
 
 export function emptyState(): SandboxState {
@@ -129,6 +196,12 @@ export function emptyState(): SandboxState {
     authTickets: {},
     consentRequests: {},
     events: [],
+    app: { requestedScopes: null, scopesChangedAt: null, clientSecretHash: null, clientSecretRotatedAt: null, clientRemoved: false },
+    chains: {},
+    tokenStats: {},
+    unattributedTokenCalls: 0,
+    deliveries: [],
+    deletedTokenInstalls: {},
   };
 }
 
@@ -217,6 +290,28 @@ export class SandboxStore {
     return event;
   }
 
+  /** Keeps a created webhook delivery for replay (the newest 1,000). */
+  addDelivery(delivery: DeliveryRecord): void {
+    this.state.deliveries.push(delivery);
+    if (this.state.deliveries.length > MAX_DELIVERIES) this.state.deliveries.splice(0, this.state.deliveries.length - MAX_DELIVERIES);
+    this.changed();
+  }
+
+  findDelivery(id: string): DeliveryRecord | undefined {
+    return this.state.deliveries.find((d) => d.id === id);
+  }
+
+  /** The install's token-endpoint counters, created on first use. */
+  tokenStatsOf(installId: number): TokenStatsRecord {
+    const key = String(installId);
+    let stats = this.state.tokenStats[key];
+    if (!stats) {
+      stats = { authorizationCodeCalls: 0, refreshTokenCalls: 0, refreshesIssued: 0, chainRevocations: 0 };
+      this.state.tokenStats[key] = stats;
+    }
+    return stats;
+  }
+
   findActiveInstall(operatorId: number, clientId: string): InstallRecord | undefined {
     return this.state.installs.find((i) => i.operatorId === operatorId && i.clientId === clientId && i.status === "active");
   }
@@ -229,12 +324,37 @@ export class SandboxStore {
     return this.state.consumers.find((c) => c.id === consumerId);
   }
 
+  /** Deletes one token, remembering only which install it belonged to (for token-stats attribution). */
+  deleteToken(hash: string): void {
+    const token = this.state.tokens[hash];
+    if (!token) return;
+    delete this.state.tokens[hash];
+    this.rememberDeleted(hash, token.installId);
+    this.changed();
+  }
+
+  /** The install of a deleted token, if it is remembered. */
+  installOfDeletedToken(hash: string): number | undefined {
+    return this.state.deletedTokenInstalls[hash];
+  }
+
+  private rememberDeleted(hash: string, installId: number): void {
+    const remembered = this.state.deletedTokenInstalls;
+    remembered[hash] = installId;
+    const keys = Object.keys(remembered);
+    for (let i = 0; i < keys.length - MAX_DELETED_TOKENS; i += 1) {
+      const key = keys[i];
+      if (key !== undefined) delete remembered[key];
+    }
+  }
+
   /** Deletes every token of the install (what revoking a consent does in Hydra). Returns how many went. */
   deleteTokensOfInstall(installId: number): number {
     let removed = 0;
     for (const [hash, token] of Object.entries(this.state.tokens)) {
       if (token.installId === installId) {
         delete this.state.tokens[hash];
+        this.rememberDeleted(hash, installId);
         removed += 1;
       }
     }

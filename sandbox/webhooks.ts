@@ -3,41 +3,115 @@
 //   {"id":"whd_<random>","type":"install.created","delivered_at":<epoch seconds>,"data":{...}}
 // delivered_at is inside the body, so the signature covers it.
 // Header: X-Volt-Signature: sha256=<lowercase hex HMAC-SHA256 of the exact raw body bytes, key = webhook secret>.
-// Best effort: a 10-second deadline, no retry; every attempt goes to the event log.
+// Best effort: a 10-second deadline, no retry; every attempt goes to the event log (type "webhook").
+// Each delivery is kept (newest 1,000) so the service operator can replay it on request (contract §6), and the
+// control API can arm delivery modes for the next deliveries of a type: drop, late (stale delivered_at), twice.
+import { z } from "zod";
 import type { SandboxClock } from "./clock.js";
 import type { SandboxConfig } from "./config.js";
 import { hmacSha256Hex, randomString } from "./crypto.js";
-import type { SandboxStore } from "./store.js";
+import { WEBHOOK_EVENT_TYPES } from "./store.js";
+import type { DeliveryRecord, SandboxStore, WebhookData, WebhookEventType } from "./store.js";
 
 export const SIGNATURE_HEADER = "X-Volt-Signature";
-
-export type WebhookEventType = "install.created" | "install.revoked" | "install.config.updated";
-
-export interface InstallWebhookData {
-  install_id: number;
-  operator_id: number;
-  slug: string;
-}
+export type { WebhookEventType, WebhookData } from "./store.js";
 
 export interface WebhookEnvelope {
   id: string;
   type: WebhookEventType;
   delivered_at: number;
-  data: InstallWebhookData;
+  data: WebhookData;
+}
+
+// ----- delivery modes ------------------------------------------------------------------------------------------
+
+export const WEBHOOK_MODES = ["drop", "late", "twice"] as const;
+export type WebhookMode = (typeof WEBHOOK_MODES)[number];
+export const DEFAULT_LATE_SECONDS = 600;
+
+export const webhookModeRequestSchema = z
+  .object({
+    type: z.enum(WEBHOOK_EVENT_TYPES),
+    mode: z.enum(WEBHOOK_MODES),
+    count: z.number().int().min(1).max(10_000).default(1),
+    lateSeconds: z.number().int().min(1).max(366 * 24 * 3600).optional(),
+  })
+  .strict()
+  .refine((m) => m.lateSeconds === undefined || m.mode === "late", { message: "lateSeconds applies to mode late only", path: ["lateSeconds"] });
+export type WebhookModeRequest = z.infer<typeof webhookModeRequestSchema>;
+
+export interface ArmedWebhookMode {
+  type: WebhookEventType;
+  mode: WebhookMode;
+  remaining: number;
+  /** late only. */
+  lateSeconds: number | null;
+}
+
+/** Armed modes, in the order they were armed; the first one matching a delivery's type applies (in memory only). */
+class WebhookModes {
+  private armed: ArmedWebhookMode[] = [];
+
+  arm(request: WebhookModeRequest): ArmedWebhookMode {
+    const entry: ArmedWebhookMode = {
+      type: request.type,
+      mode: request.mode,
+      remaining: request.count,
+      lateSeconds: request.mode === "late" ? (request.lateSeconds ?? DEFAULT_LATE_SECONDS) : null,
+    };
+    this.armed.push(entry);
+    return { ...entry };
+  }
+
+  list(): ArmedWebhookMode[] {
+    return this.armed.map((m) => ({ ...m }));
+  }
+
+  clear(): void {
+    this.armed = [];
+  }
+
+  take(type: WebhookEventType): { mode: WebhookMode; lateSeconds: number } | null {
+    const index = this.armed.findIndex((m) => m.type === type);
+    const entry = this.armed[index];
+    if (!entry) return null;
+    entry.remaining -= 1;
+    if (entry.remaining <= 0) this.armed.splice(index, 1);
+    return { mode: entry.mode, lateSeconds: entry.lateSeconds ?? 0 };
+  }
+}
+
+// ----- sending -------------------------------------------------------------------------------------------------
+
+/** original: the first send of a delivery; duplicate: the second send of mode "twice"; replay: on request. */
+export type AttemptKind = "original" | "duplicate" | "replay";
+
+export interface AttemptResult {
+  kind: AttemptKind;
+  deliveredAt: number;
+  outcome: "delivered" | "failed" | "dropped";
+  status: number | null;
+  error: string | null;
+  latencyMs: number | null;
 }
 
 export interface DeliveryResult {
   id: string;
   type: WebhookEventType;
   installId: number;
+  /** The mode applied to this delivery, if any. */
+  mode: WebhookMode | null;
+  /** One per HTTP attempt (two for "twice"; one "dropped" entry, without HTTP, for "drop"). */
+  attempts: AttemptResult[];
+  /** true when at least one attempt got a 2xx. */
   ok: boolean;
-  status: number | null;
-  error: string | null;
-  latencyMs: number;
 }
 
 export interface WebhookSender {
-  sendWebhook(type: WebhookEventType, data: InstallWebhookData): Promise<DeliveryResult>;
+  sendWebhook(type: WebhookEventType, data: WebhookData): Promise<DeliveryResult>;
+  /** Sends a kept delivery again: same id, type and data, a new delivered_at, freshly signed. null if unknown. */
+  replay(deliveryId: string): Promise<DeliveryResult | null>;
+  modes: Pick<WebhookModes, "arm" | "list" | "clear">;
 }
 
 /** Signs a raw body exactly as the service does; exported so tests and docs can show the computation. */
@@ -51,51 +125,110 @@ export function createWebhookSender(
   store: SandboxStore,
   log: (line: string) => void,
 ): WebhookSender {
-  return {
-    async sendWebhook(type, data) {
-      const envelope: WebhookEnvelope = {
-        id: `whd_${randomString(16)}`,
-        type,
-        delivered_at: clock.nowEpochSeconds(),
-        data,
-      };
-      const body = JSON.stringify(envelope);
-      const attemptedAt = clock.now();
-      const started = performance.now();
-      let status: number | null = null;
-      let error: string | null = null;
-      try {
-        const response = await fetch(config.webhook.url, {
-          method: "POST",
-          headers: { "Content-Type": "application/json", [SIGNATURE_HEADER]: signWebhookBody(config.webhook.secret, body) },
-          body,
-          redirect: "manual",
-          signal: AbortSignal.timeout(config.webhook.timeoutMs),
-        });
-        status = response.status;
-        await response.body?.cancel();
-        if (status < 200 || status > 299) error = `non-2xx response (${status})`;
-      } catch (caught) {
-        error =
-          caught instanceof Error && (caught.name === "TimeoutError" || caught.name === "AbortError")
-            ? `no answer within ${config.webhook.timeoutMs} ms`
-            : `transport error: ${caught instanceof Error ? (caught.cause instanceof Error ? caught.cause.message : caught.message) : String(caught)}`;
-      }
-      const latencyMs = Math.round(performance.now() - started);
-      const ok = error === null;
-      store.addEvent("webhook", attemptedAt, {
-        delivery_id: envelope.id,
-        event_type: type,
-        install_id: data.install_id,
-        operator_id: data.operator_id,
-        url: config.webhook.url,
-        status,
-        error,
-        latency_ms: latencyMs,
-        outcome: ok ? "delivered" : "failed",
+  const modes = new WebhookModes();
+
+  function logAttempt(delivery: DeliveryRecord, mode: WebhookMode | null, result: AttemptResult, at: Date): void {
+    store.addEvent("webhook", at, {
+      delivery_id: delivery.id,
+      event_type: delivery.type,
+      install_id: delivery.data.install_id,
+      operator_id: delivery.data.operator_id,
+      url: config.webhook.url,
+      kind: result.kind,
+      mode,
+      delivered_at: result.deliveredAt,
+      status: result.status,
+      error: result.error,
+      latency_ms: result.latencyMs,
+      outcome: result.outcome,
+    });
+    const what =
+      result.outcome === "dropped"
+        ? "DROPPED (mode drop: not sent)"
+        : result.outcome === "delivered"
+          ? `delivered (${result.status})`
+          : `FAILED: ${result.error ?? "unknown"}`;
+    log(`webhook ${delivery.type} ${delivery.id} install=${delivery.data.install_id} [${result.kind}${mode ? `, ${mode}` : ""}] ${what}${result.latencyMs !== null ? ` in ${result.latencyMs} ms` : ""} (not retried)`);
+  }
+
+  /** One HTTP POST of exact bytes; never throws. */
+  async function post(delivery: DeliveryRecord, body: string, deliveredAt: number, kind: AttemptKind, mode: WebhookMode | null): Promise<AttemptResult> {
+    const attemptedAt = clock.now();
+    const started = performance.now();
+    let status: number | null = null;
+    let error: string | null = null;
+    try {
+      const response = await fetch(config.webhook.url, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", [SIGNATURE_HEADER]: signWebhookBody(config.webhook.secret, body) },
+        body,
+        redirect: "manual",
+        signal: AbortSignal.timeout(config.webhook.timeoutMs),
       });
-      log(`webhook ${type} install=${data.install_id} ${ok ? `delivered (${status})` : `FAILED: ${error}`} in ${latencyMs} ms (not retried)`);
-      return { id: envelope.id, type, installId: data.install_id, ok, status, error, latencyMs };
+      status = response.status;
+      await response.body?.cancel();
+      if (status < 200 || status > 299) error = `non-2xx response (${status})`;
+    } catch (caught) {
+      error =
+        caught instanceof Error && (caught.name === "TimeoutError" || caught.name === "AbortError")
+          ? `no answer within ${config.webhook.timeoutMs} ms`
+          : `transport error: ${caught instanceof Error ? (caught.cause instanceof Error ? caught.cause.message : caught.message) : String(caught)}`;
+    }
+    const result: AttemptResult = {
+      kind,
+      deliveredAt,
+      outcome: error === null ? "delivered" : "failed",
+      status,
+      error,
+      latencyMs: Math.round(performance.now() - started),
+    };
+    logAttempt(delivery, mode, result, attemptedAt);
+    return result;
+  }
+
+  function envelopeBody(delivery: DeliveryRecord, deliveredAt: number): string {
+    const envelope: WebhookEnvelope = { id: delivery.id, type: delivery.type, delivered_at: deliveredAt, data: delivery.data };
+    return JSON.stringify(envelope);
+  }
+
+  function summary(delivery: DeliveryRecord, mode: WebhookMode | null, attempts: AttemptResult[]): DeliveryResult {
+    return {
+      id: delivery.id,
+      type: delivery.type,
+      installId: delivery.data.install_id,
+      mode,
+      attempts,
+      ok: attempts.some((a) => a.outcome === "delivered"),
+    };
+  }
+
+  return {
+    modes,
+
+    async sendWebhook(type, data) {
+      const delivery: DeliveryRecord = { id: `whd_${randomString(16)}`, type, data, createdAt: clock.now().toISOString() };
+      store.addDelivery(delivery);
+      const applied = modes.take(type);
+      const mode = applied?.mode ?? null;
+      if (applied?.mode === "drop") {
+        const dropped: AttemptResult = { kind: "original", deliveredAt: clock.nowEpochSeconds(), outcome: "dropped", status: null, error: null, latencyMs: null };
+        logAttempt(delivery, mode, dropped, clock.now());
+        return summary(delivery, mode, [dropped]);
+      }
+      const deliveredAt = clock.nowEpochSeconds() - (applied?.mode === "late" ? applied.lateSeconds : 0);
+      const body = envelopeBody(delivery, deliveredAt);
+      const attempts = [await post(delivery, body, deliveredAt, "original", mode)];
+      // "twice": the very same bytes and signature again, as a network-level duplicate would arrive.
+      if (applied?.mode === "twice") attempts.push(await post(delivery, body, deliveredAt, "duplicate", mode));
+      return summary(delivery, mode, attempts);
+    },
+
+    async replay(deliveryId) {
+      const delivery = store.findDelivery(deliveryId);
+      if (!delivery) return null;
+      const deliveredAt = clock.nowEpochSeconds();
+      const attempt = await post(delivery, envelopeBody(delivery, deliveredAt), deliveredAt, "replay", null);
+      return summary(delivery, null, [attempt]);
     },
   };
 }

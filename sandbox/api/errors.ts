@@ -23,11 +23,11 @@ export const apiErrors = {
     new ApiError(401, { status: "UNAUTHORIZED", errorCode: "INVALID_ACCESS_TOKEN", message: "Invalid or expired accessToken", context: {} }),
   consumerNotFound: () =>
     new ApiError(401, { status: "UNAUTHORIZED", errorCode: "CONSUMER_NOT_FOUND", message: "Consumer not found or disabled", context: {} }),
-  needsReauth: (installId: number, reauthUrl: string) =>
+  needsReauth: (installId: number, appName: string, reauthUrl: string) =>
     new ApiError(403, {
       status: "FORBIDDEN",
       errorCode: "NEEDS_REAUTH",
-      message: `Install ${installId} needs re-authorization: the app's scopes were widened. The operator must grant consent again.`,
+      message: `Install ${installId} of ${appName} must be re-authorized by the operator: the app's scopes were widened.`,
       context: { install_id: installId, reauth_url: reauthUrl },
     }),
   accessForbidden: (requiredScope: string) =>

@@ -4,6 +4,7 @@
 import { Hono } from "hono";
 import type { Context } from "hono";
 import { z } from "zod";
+import { clientExists, reauthUrl } from "../app-registration.js";
 import type { SandboxContext } from "../context.js";
 import { findOperator } from "../context.js";
 import { findToken } from "../idp/tokens.js";
@@ -90,6 +91,8 @@ export function apiRoutes(ctx: SandboxContext): Hono {
     if (!match?.[1]) throw apiErrors.invalidAccessToken();
     const found = findToken(ctx, match[1], "access");
     if (!found || found.token.status !== "active" || found.token.expiresAtMs <= ctx.clock.nowMs()) throw apiErrors.invalidAccessToken();
+    // A client removed from the identity provider has no valid tokens while it is gone (README decision 26).
+    if (!clientExists(ctx)) throw apiErrors.invalidAccessToken();
     const install = ctx.store.findInstall(found.token.installId);
     if (!install || install.status !== "active") throw apiErrors.invalidAccessToken();
     seen.installId = install.installId;
@@ -97,7 +100,7 @@ export function apiRoutes(ctx: SandboxContext): Hono {
     const consumer = ctx.store.findConsumer(install.consumerId);
     if (!consumer || consumer.status !== "active") throw apiErrors.consumerNotFound();
     if (install.needsReauth) {
-      throw apiErrors.needsReauth(install.installId, `${ctx.publicUrl()}/portal/operators/${install.operatorId}`);
+      throw apiErrors.needsReauth(install.installId, ctx.config.client.appName, reauthUrl(ctx, install.installId));
     }
     // The consumer's scopes follow the install, so a re-consent widens existing tokens too (contract §3).
     if (rule && !allowsRead(consumer.scopes, rule.resource)) throw apiErrors.accessForbidden(rule.display);
@@ -111,10 +114,12 @@ export function apiRoutes(ctx: SandboxContext): Hono {
     return (c: Context): Response => {
       const seen: { installId: number | null } = { installId: null };
       let response: Response;
+      let errorCode: string | null = null;
       try {
         response = handler(c, authenticate(c, rule, seen));
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
+        errorCode = error.body.errorCode;
         response = c.json(error.body, error.httpStatus);
       }
       const url = new URL(c.req.url);
@@ -123,6 +128,7 @@ export function apiRoutes(ctx: SandboxContext): Hono {
         path: url.pathname + url.search,
         install_id: seen.installId,
         status: response.status,
+        error_code: errorCode,
       });
       return response;
     };

@@ -31,7 +31,7 @@ export function buildPortalAuthorizationUrl(
     response_type: "code",
     client_id: ctx.config.client.clientId,
     redirect_uri: ctx.config.client.redirectUri,
-    scope: portalScopeString(ctx.config),
+    scope: portalScopeString(ctx),
     state: randomString(24),
   });
   for (const [key, value] of Object.entries(overrides)) {

@@ -3,6 +3,7 @@
 // and sends the browser to the consent page.
 import { Hono } from "hono";
 import type { Context } from "hono";
+import { clientExists } from "../app-registration.js";
 import type { SandboxContext } from "../context.js";
 import { findOperator } from "../context.js";
 import { randomString, sha256Hex } from "../crypto.js";
@@ -47,7 +48,7 @@ export function authorizeRoutes(ctx: SandboxContext): Hono {
 
     // 2. Client and redirect_uri: errors here are shown, never redirected (the target is not trusted yet).
     const clientId = params.get("client_id");
-    if (clientId !== ctx.config.client.clientId) {
+    if (clientId !== ctx.config.client.clientId || !clientExists(ctx)) {
       const error = new OAuthError("invalid_client", HINTS.clientNotFound);
       ctx.store.addEvent("authorize", now, { outcome: "rejected", reason: error.error, operator_id: ticket.operatorId });
       return c.html(errorPage({ title: "invalid_client", message: error.description }), 400);
@@ -79,7 +80,7 @@ export function authorizeRoutes(ctx: SandboxContext): Hono {
       return fail(new OAuthError("invalid_request", HINTS.noPkceForConfidentialClients), "code_challenge_sent");
     }
     const scopes = parseScopeString(params.get("scope") ?? "");
-    const allowed = registeredScopes(ctx.config);
+    const allowed = registeredScopes(ctx);
     const notAllowed = scopes.find((scope) => !allowed.includes(scope));
     if (notAllowed !== undefined) {
       return fail(new OAuthError("invalid_scope", `The OAuth 2.0 Client is not allowed to request scope '${notAllowed}'.`), "invalid_scope");

@@ -3,14 +3,19 @@
 // - authorization_code: single use; a second use revokes the tokens minted from the first (fosite).
 // - refresh_token: rotation; the used token dies, every earlier access token of the chain is revoked,
 //   and presenting a used refresh token revokes the whole chain (contract §3).
-// Every call is written to the event log with grant type, install_id and outcome: never a token, code or secret.
+// Every call is written to the event log with grant type, install_id and outcome: never a token, code or secret,
+// and counted per install for GET /_sandbox/installs/:id/token-stats. Armed faults (faults.ts) are applied here.
+import { IncomingMessage } from "node:http";
 import { Hono } from "hono";
+import type { Context } from "hono";
 import { z } from "zod";
+import { clientExists, clientSecretMatches } from "../app-registration.js";
 import type { SandboxContext } from "../context.js";
-import { constantTimeEqual, sha256Hex } from "../crypto.js";
+import { sha256Hex } from "../crypto.js";
+import type { AppliedTokenFault } from "../faults.js";
 import { ACCESS_TOKEN_EXPIRES_IN_SECONDS } from "../lifetimes.js";
 import { HINTS, OAuthError } from "./errors.js";
-import { findToken, issueTokenPair, revokeChain } from "./tokens.js";
+import { findToken, issueTokenPair, revokeAccessTokensOfChain, revokeChain } from "./tokens.js";
 
 const tokenFormSchema = z.object({
   grant_type: z.string().optional(),
@@ -39,6 +44,12 @@ interface CallNotes {
   installId: number | null;
   detail: string | null;
 }
+
+/** fosite's server_error description, used for injected 500s. */
+const SERVER_ERROR = {
+  error: "server_error",
+  error_description: "The authorization server encountered an unexpected condition that prevented it from fulfilling the request.",
+} as const;
 
 const NO_STORE_HEADERS = { "Cache-Control": "no-store", Pragma: "no-cache" } as const;
 
@@ -72,12 +83,12 @@ function authenticateClient(ctx: SandboxContext, request: Request, form: TokenFo
       basicId = "";
     }
     const claimedId = basicId || form.client_id || "";
-    if (claimedId !== registered.clientId) throw new OAuthError("invalid_client", HINTS.clientNotFound);
+    if (claimedId !== registered.clientId || !clientExists(ctx)) throw new OAuthError("invalid_client", HINTS.clientNotFound);
     throw new OAuthError("invalid_client", HINTS.basicNotAllowed);
   }
-  if (!form.client_id || form.client_id !== registered.clientId) throw new OAuthError("invalid_client", HINTS.clientNotFound);
-  // Wrong or missing secret: fosite answers with the bare invalid_client description.
-  if (!form.client_secret || !constantTimeEqual(form.client_secret, registered.clientSecret)) throw new OAuthError("invalid_client");
+  if (!form.client_id || form.client_id !== registered.clientId || !clientExists(ctx)) throw new OAuthError("invalid_client", HINTS.clientNotFound);
+  // Wrong or missing secret (including one replaced by a re-issue): fosite answers with the bare description.
+  if (!form.client_secret || !clientSecretMatches(ctx, form.client_secret)) throw new OAuthError("invalid_client");
 }
 
 function redeemAuthorizationCode(ctx: SandboxContext, form: TokenForm, notes: CallNotes): TokenResponseBody {
@@ -88,8 +99,9 @@ function redeemAuthorizationCode(ctx: SandboxContext, form: TokenForm, notes: Ca
 
   if (code.usedAtMs !== null) {
     // fosite: "If an authorize code is used twice, we revoke all refresh and access tokens associated with this request."
-    const revoked = revokeChain(ctx, code.chainId);
-    notes.detail = `code reused; ${revoked} token(s) of its chain revoked`;
+    const revocation = revokeChain(ctx, code.chainId, "code_reuse");
+    if (revocation.firstRevocation) ctx.store.tokenStatsOf(code.installId).chainRevocations += 1;
+    notes.detail = `code reused; ${revocation.tokensRevoked} token(s) of its chain revoked`;
     throw new OAuthError("invalid_grant", HINTS.codeAlreadyUsed);
   }
   if (code.expiresAtMs <= ctx.clock.nowMs()) {
@@ -120,9 +132,14 @@ function redeemAuthorizationCode(ctx: SandboxContext, form: TokenForm, notes: Ca
   };
 }
 
-async function rotateRefreshToken(ctx: SandboxContext, form: TokenForm, notes: CallNotes): Promise<TokenResponseBody> {
+/** `holdMs`: extra time the rotation holds its in-flight marker (an injected delay), on top of SANDBOX_REFRESH_DELAY_MS. */
+async function rotateRefreshToken(ctx: SandboxContext, form: TokenForm, notes: CallNotes, holdMs: number): Promise<TokenResponseBody> {
   const found = findToken(ctx, form.refresh_token ?? "", "refresh");
-  if (!found) throw new OAuthError("invalid_grant", HINTS.refreshNotFound);
+  if (!found) {
+    // Deleted (after a reuse or an uninstall) or never issued. Counted against its install when it is remembered.
+    notes.installId = ctx.store.installOfDeletedToken(sha256Hex(form.refresh_token ?? "")) ?? null;
+    throw new OAuthError("invalid_grant", HINTS.refreshNotFound);
+  }
   const { hash, token } = found;
   notes.installId = token.installId;
 
@@ -133,9 +150,10 @@ async function rotateRefreshToken(ctx: SandboxContext, form: TokenForm, notes: C
   }
   if (token.status !== "active") {
     // contract §3: an already-used refresh token presented again revokes the entire chain.
-    delete ctx.store.state.tokens[hash];
-    const revoked = revokeChain(ctx, token.chainId);
-    notes.detail = `refresh token reused; chain revoked (${revoked} more token(s))`;
+    ctx.store.deleteToken(hash);
+    const revocation = revokeChain(ctx, token.chainId, "refresh_token_reuse");
+    if (revocation.firstRevocation) ctx.store.tokenStatsOf(token.installId).chainRevocations += 1;
+    notes.detail = `refresh token reused; chain revoked (${revocation.tokensRevoked} more token(s))`;
     throw new OAuthError("invalid_grant", HINTS.refreshAlreadyUsed);
   }
   if (token.expiresAtMs <= ctx.clock.nowMs()) {
@@ -149,18 +167,23 @@ async function rotateRefreshToken(ctx: SandboxContext, form: TokenForm, notes: C
   ctx.refreshesInFlight.add(hash);
   try {
     // Held across an await so that a second request "at the same instant" finds the marker (tests set the delay).
-    await sleep(ctx.config.refreshDelayMs);
+    await sleep(ctx.config.refreshDelayMs + holdMs);
     const current = ctx.store.state.tokens[hash];
     if (!current || current.status !== "active") throw new OAuthError("invalid_request", HINTS.refreshRetry);
+    const live = ctx.store.findInstall(token.installId);
+    if (!live || live.status !== "active") throw new OAuthError("invalid_grant", HINTS.refreshNotFound);
     current.status = "used";
     // public-facts: a successful refresh revokes every earlier access token of the grant at once.
-    revokeChain(ctx, token.chainId, ["access"]);
-    const tokens = issueTokenPair(ctx, { chainId: token.chainId, clientId: token.clientId, installId: token.installId, scopes: token.scopes });
+    revokeAccessTokensOfChain(ctx, token.chainId);
+    // The new pair carries the install's granted scopes, which a re-authorization may have widened (decision 13).
+    const scopes = [...live.scopes];
+    const tokens = issueTokenPair(ctx, { chainId: token.chainId, clientId: token.clientId, installId: token.installId, scopes });
+    ctx.store.tokenStatsOf(token.installId).refreshesIssued += 1;
     return {
       access_token: tokens.accessToken,
       expires_in: ACCESS_TOKEN_EXPIRES_IN_SECONDS,
       refresh_token: tokens.refreshToken,
-      scope: token.scopes.join(" "),
+      scope: scopes.join(" "),
       token_type: "bearer",
     };
   } finally {
@@ -168,44 +191,104 @@ async function rotateRefreshToken(ctx: SandboxContext, form: TokenForm, notes: C
   }
 }
 
-async function handleTokenRequest(ctx: SandboxContext, request: Request, notes: CallNotes): Promise<TokenResponseBody> {
-  const form = await readForm(request);
-  notes.grantType = form.grant_type ?? null;
+async function handleTokenRequest(ctx: SandboxContext, request: Request, form: TokenForm, notes: CallNotes, holdMs: number): Promise<TokenResponseBody> {
   if (!form.grant_type) throw new OAuthError("invalid_request", HINTS.grantTypeMissing);
   authenticateClient(ctx, request, form);
   switch (form.grant_type) {
     case "authorization_code":
+      await sleep(holdMs);
       return redeemAuthorizationCode(ctx, form, notes);
     case "refresh_token":
-      return rotateRefreshToken(ctx, form, notes);
+      return rotateRefreshToken(ctx, form, notes, holdMs);
     default:
       throw new OAuthError("unsupported_grant_type");
   }
 }
 
+/** The install a request concerns, without performing it (for calls a fault answers before processing). */
+function installOfRequest(ctx: SandboxContext, form: TokenForm): number | null {
+  if (form.grant_type === "refresh_token") {
+    const value = form.refresh_token ?? "";
+    return findToken(ctx, value, "refresh")?.token.installId ?? ctx.store.installOfDeletedToken(sha256Hex(value)) ?? null;
+  }
+  if (form.grant_type === "authorization_code") return ctx.store.state.codes[sha256Hex(form.code ?? "")]?.installId ?? null;
+  return null;
+}
+
+/** Closes the TCP connection without an HTTP answer (Node server only; elsewhere a bare 500). */
+function dropConnection(c: Context): Response {
+  const bindings: unknown = c.env;
+  if (typeof bindings === "object" && bindings !== null && "incoming" in bindings && bindings.incoming instanceof IncomingMessage) {
+    bindings.incoming.socket.destroy();
+  }
+  return new Response(null, { status: 500 });
+}
+
 export function tokenRoutes(ctx: SandboxContext): Hono {
   const app = new Hono();
+
+  /** Event log and per-install counters for one call. `answered` is the HTTP status the client got (null: none). */
+  function recordCall(notes: CallNotes, outcome: string, answered: number | null, fault: AppliedTokenFault | null): void {
+    if (notes.installId !== null) {
+      const stats = ctx.store.tokenStatsOf(notes.installId);
+      if (notes.grantType === "authorization_code") stats.authorizationCodeCalls += 1;
+      else if (notes.grantType === "refresh_token") stats.refreshTokenCalls += 1;
+    } else {
+      ctx.store.state.unattributedTokenCalls += 1;
+    }
+    const faultLabel = fault ? (fault.mode === "answer-then-fail" ? `answer-then-fail:${fault.failWith}` : fault.mode) : null;
+    ctx.store.addEvent("token", ctx.clock.now(), {
+      grant_type: notes.grantType,
+      install_id: notes.installId,
+      outcome,
+      status: answered,
+      detail: notes.detail,
+      fault: faultLabel,
+    });
+    ctx.log(
+      `token grant=${notes.grantType ?? "-"} install=${notes.installId ?? "-"} → ${answered ?? "connection dropped"} ${outcome}${notes.detail ? ` (${notes.detail})` : ""}${faultLabel ? ` [fault ${faultLabel}]` : ""}`,
+    );
+  }
 
   app.post("/oauth2/token", async (c) => {
     const notes: CallNotes = { grantType: null, installId: null, detail: null };
     let status: 200 | 400 | 401 | 403 = 200;
     let body: TokenResponseBody | ReturnType<OAuthError["toJSON"]>;
+    let fault: AppliedTokenFault | null = null;
     try {
-      body = await handleTokenRequest(ctx, c.req.raw, notes);
+      const form = await readForm(c.req.raw);
+      notes.grantType = form.grant_type ?? null;
+      fault = ctx.faults.take(notes.grantType);
+      if (fault && (fault.mode === "error500" || fault.mode === "drop-connection")) {
+        // The request is not performed: the refresh token (or code) stays exactly as it was.
+        notes.installId = installOfRequest(ctx, form);
+        notes.detail = "fault injected before processing; nothing was performed";
+        await sleep(fault.delayMs);
+        if (fault.mode === "error500") {
+          recordCall(notes, "not_performed", 500, fault);
+          return c.json(SERVER_ERROR, 500, NO_STORE_HEADERS);
+        }
+        recordCall(notes, "not_performed", null, fault);
+        return dropConnection(c);
+      }
+      body = await handleTokenRequest(ctx, c.req.raw, form, notes, fault ? fault.delayMs : 0);
     } catch (error) {
       if (!(error instanceof OAuthError)) throw error;
       status = error.status;
       body = error.toJSON();
     }
     const outcome = "error" in body ? body.error : "issued";
-    ctx.store.addEvent("token", ctx.clock.now(), {
-      grant_type: notes.grantType,
-      install_id: notes.installId,
-      outcome,
-      status,
-      detail: notes.detail,
-    });
-    ctx.log(`token grant=${notes.grantType ?? "-"} install=${notes.installId ?? "-"} → ${status} ${outcome}${notes.detail ? ` (${notes.detail})` : ""}`);
+    if (fault?.mode === "answer-then-fail") {
+      // Performed and committed; the client never learns the outcome.
+      notes.detail = `${notes.detail ? `${notes.detail}; ` : ""}performed (${status}), answer replaced`;
+      if (fault.failWith === "error500") {
+        recordCall(notes, outcome, 500, fault);
+        return c.json(SERVER_ERROR, 500, NO_STORE_HEADERS);
+      }
+      recordCall(notes, outcome, null, fault);
+      return dropConnection(c);
+    }
+    recordCall(notes, outcome, status, fault);
     return c.json(body, status, NO_STORE_HEADERS);
   });
 
@@ -221,7 +304,7 @@ export function tokenRoutes(ctx: SandboxContext): Hono {
       const access = refresh ? undefined : findToken(ctx, value, "access");
       if (refresh) {
         installId = refresh.token.installId;
-        revokeChain(ctx, refresh.token.chainId);
+        revokeChain(ctx, refresh.token.chainId, "client_revocation");
       } else if (access) {
         installId = access.token.installId;
         access.token.status = "revoked";

@@ -3,7 +3,7 @@
 import type { SandboxContext } from "../context.js";
 import { randomString, sha256Hex } from "../crypto.js";
 import { ACCESS_TOKEN_TTL_MS, AUTHORIZATION_CODE_TTL_MS, REFRESH_TOKEN_TTL_MS } from "../lifetimes.js";
-import type { CodeRecord, TokenRecord } from "../store.js";
+import type { ChainRevocationReason, CodeRecord, TokenRecord } from "../store.js";
 
 export const ACCESS_TOKEN_PREFIX = "volt_at_";
 export const REFRESH_TOKEN_PREFIX = "volt_rt_";
@@ -15,15 +15,18 @@ export function issueAuthorizationCode(
 ): string {
   const code = `${AUTHORIZATION_CODE_PREFIX}${randomString(32)}`;
   const now = ctx.clock.nowMs();
+  const chainId = `chain_${randomString(12)}`;
   const record: CodeRecord = {
     ...grant,
     scopes: [...grant.scopes],
-    chainId: `chain_${randomString(12)}`,
+    chainId,
     issuedAtMs: now,
     expiresAtMs: now + AUTHORIZATION_CODE_TTL_MS,
     usedAtMs: null,
   };
   ctx.store.state.codes[sha256Hex(code)] = record;
+  // The chain (fosite's request ID) starts with the code; token-stats reports on the install's newest one.
+  ctx.store.state.chains[chainId] = { installId: grant.installId, createdAtMs: now, revokedAtMs: null, revokedReason: null };
   ctx.store.changed();
   return code;
 }
@@ -54,15 +57,60 @@ export function findToken(ctx: SandboxContext, value: string, kind: TokenRecord[
   return token && token.kind === kind ? { hash, token } : undefined;
 }
 
-/** Revokes every still-active token of a chain; `kinds` narrows it (a refresh revokes only the old access tokens). */
-export function revokeChain(ctx: SandboxContext, chainId: string, kinds: readonly TokenRecord["kind"][] = ["access", "refresh"]): number {
+/** A successful refresh revokes every earlier access token of the grant at once (public-facts). Returns how many. */
+export function revokeAccessTokensOfChain(ctx: SandboxContext, chainId: string): number {
   let revoked = 0;
   for (const token of Object.values(ctx.store.state.tokens)) {
-    if (token.chainId === chainId && token.status === "active" && kinds.includes(token.kind)) {
+    if (token.chainId === chainId && token.status === "active" && token.kind === "access") {
       token.status = "revoked";
       revoked += 1;
     }
   }
   ctx.store.changed();
   return revoked;
+}
+
+export interface ChainRevocation {
+  /** Tokens that were still active and are now revoked. */
+  tokensRevoked: number;
+  /** true when this call revoked the chain (false when it was revoked already). */
+  firstRevocation: boolean;
+}
+
+/** Revokes every refresh and access token of a chain and records why (token-stats, README decision 21). */
+export function revokeChain(ctx: SandboxContext, chainId: string, reason: ChainRevocationReason): ChainRevocation {
+  let tokensRevoked = 0;
+  let installId: number | null = null;
+  for (const token of Object.values(ctx.store.state.tokens)) {
+    if (token.chainId !== chainId) continue;
+    installId = token.installId;
+    if (token.status === "active") {
+      token.status = "revoked";
+      tokensRevoked += 1;
+    }
+  }
+  let chain = ctx.store.state.chains[chainId];
+  if (!chain && installId !== null) {
+    // A chain from a state file written before chains were recorded.
+    chain = { installId, createdAtMs: 0, revokedAtMs: null, revokedReason: null };
+    ctx.store.state.chains[chainId] = chain;
+  }
+  const firstRevocation = chain !== undefined && chain.revokedAtMs === null;
+  if (chain && firstRevocation) {
+    chain.revokedAtMs = ctx.clock.nowMs();
+    chain.revokedReason = reason;
+  }
+  ctx.store.changed();
+  return { tokensRevoked, firstRevocation };
+}
+
+/** Marks every chain of an uninstalled install revoked (its tokens are deleted separately). */
+export function markChainsOfInstallRevoked(ctx: SandboxContext, installId: number): void {
+  for (const chain of Object.values(ctx.store.state.chains)) {
+    if (chain.installId === installId && chain.revokedAtMs === null) {
+      chain.revokedAtMs = ctx.clock.nowMs();
+      chain.revokedReason = "install_revoked";
+    }
+  }
+  ctx.store.changed();
 }

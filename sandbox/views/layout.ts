@@ -39,10 +39,34 @@ const STYLES = `
   code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 13px; background:#eef1f5; padding:1px 5px; border-radius:4px; }
   footer { max-width:760px; margin: 0 auto 40px; padding: 0 20px; font-size:12px; color:var(--muted); }
   table.events { width:100%; border-collapse: collapse; font-size: 13px; }
-  table.events td, table.events th { text-align:left; padding:4px 6px; border-bottom:1px solid var(--line); }
+  table.events td, table.events th { text-align:left; padding:4px 6px; border-bottom:1px solid var(--line); vertical-align: top; }
+  table.events td.num { text-align:right; font-variant-numeric: tabular-nums; }
+  main.wide, footer.wide { max-width: 1180px; }
+  header.top nav { display:inline; }
+  header.top nav a { font-weight: 400; font-size: 13px; margin-left: 14px; opacity: .9; }
+  header.top nav a[aria-current="page"] { text-decoration: underline; }
+  .ok { color: var(--accent); font-weight:600; }
+  .bad { color: var(--danger); font-weight:600; }
+  fieldset { border:1px solid var(--line); border-radius:8px; padding:10px 14px; margin:10px 0; }
+  legend { font-weight:600; font-size:14px; padding: 0 4px; }
+  label.check { display:block; padding:2px 0; }
+  input[type=text], select { font: inherit; padding:6px 8px; border:1px solid var(--line); border-radius:6px; }
+  input[type=text] { width: 100%; }
+  .success { background:#e3f4ee; border:1px solid #b9e2d3; color:#0b5a45; border-radius:8px; padding:10px 14px; }
 `;
 
-export function layout(options: { title: string; who?: string | null; body: Html }): Html {
+/** Which part of the service a page belongs to: it names the header. */
+export type Area = "portal" | "console" | "deliveries";
+
+const AREAS: Record<Area, { label: string; href: string }> = {
+  portal: { label: "operator portal", href: "/portal" },
+  console: { label: "app owner console", href: "/console" },
+  deliveries: { label: "webhook deliveries", href: "/portal/deliveries" },
+};
+
+export function layout(options: { title: string; who?: string | null; body: Html; area?: Area; wide?: boolean }): Html {
+  const area = options.area ?? "portal";
+  const current = AREAS[area];
   return html`<!doctype html>
 <html lang="en">
   <head>
@@ -53,11 +77,18 @@ export function layout(options: { title: string; who?: string | null; body: Html
   </head>
   <body>
     <header class="top">
-      <a href="/portal">Volt sandbox · operator portal</a>
-      ${options.who ? html`<span class="who">Signed in as ${options.who}</span>` : ""}
+      <a href="${current.href}">Volt sandbox · ${current.label}</a>
+      <span>
+        ${options.who ? html`<span class="who">Signed in as ${options.who}</span>` : ""}
+        <nav aria-label="Sandbox areas">
+          ${(Object.keys(AREAS) as Area[]).map(
+            (key) => html`<a href="${AREAS[key].href}"${key === area ? raw(' aria-current="page"') : ""}>${AREAS[key].label}</a>`,
+          )}
+        </nav>
+      </span>
     </header>
-    <main>${options.body}</main>
-    <footer>
+    <main class="${options.wide ? "wide" : ""}">${options.body}</main>
+    <footer class="${options.wide ? "wide" : ""}">
       This is the local sandbox of the partner integration service: identity provider, operator portal,
       partner API and webhooks, for development only. Nothing here is production data.
     </footer>

@@ -1,5 +1,6 @@
 // Operator portal pages: pick an operator, then the app catalogue with Connect (and Uninstall once installed).
 import { html } from "hono/html";
+import { CONFIG_CURRENCIES, type InstallConfig } from "../install-config.js";
 import type { Operator } from "../seed.js";
 import type { InstallRecord } from "../store.js";
 import { layout } from "./layout.js";
@@ -30,6 +31,39 @@ export interface CatalogueView {
   requestedScopes: string[];
   install: InstallRecord | undefined;
   lastWebhook: { type: string; outcome: string; detail: string } | undefined;
+  /** The install's configuration and the operator's sites, when installed. */
+  config: { current: InstallConfig; sites: { id: number; label: string }[] } | undefined;
+  /** Set after a save: the delivery id of the install.config.updated it sent. */
+  savedDeliveryId: string | null;
+  reauthUrl: string | null;
+}
+
+function configForm(operatorId: number, installId: number, config: NonNullable<CatalogueView["config"]>): ReturnType<typeof html> {
+  const { current, sites } = config;
+  return html`<form method="post" action="/portal/operators/${operatorId}/config" aria-label="App configuration">
+    <input type="hidden" name="install_id" value="${installId}" />
+    <fieldset>
+      <legend>Sites the app may use</legend>
+      <div class="muted">None ticked means all sites.</div>
+      ${sites.map(
+        (site) => html`<label class="check"><input type="checkbox" name="siteIds" value="${site.id}"${current.siteIds.includes(site.id) ? " checked" : ""} /> ${site.label}</label>`,
+      )}
+    </fieldset>
+    <fieldset>
+      <legend>Charge sessions</legend>
+      <label class="check"><input type="checkbox" name="syncCharges" value="on"${current.syncCharges ? " checked" : ""} /> Sync charge sessions</label>
+    </fieldset>
+    <fieldset>
+      <legend>Currency</legend>
+      <label>Report in
+        <select name="currency">
+          ${CONFIG_CURRENCIES.map((c) => html`<option value="${c}"${c === current.currency ? " selected" : ""}>${c}</option>`)}
+        </select>
+      </label>
+    </fieldset>
+    <div class="row"><button type="submit">Save configuration</button></div>
+    <p class="muted">Saving sends <code>install.config.updated</code> to the app with the whole configuration.</p>
+  </form>`;
 }
 
 export function cataloguePage(view: CatalogueView): ReturnType<typeof layout> {
@@ -47,6 +81,10 @@ export function cataloguePage(view: CatalogueView): ReturnType<typeof layout> {
             ? html`<span class="badge">Installed · install_id ${install.installId}</span>${install.needsReauth ? html`<span class="badge warn">Needs re-authorization</span>` : ""}`
             : ""}
         </h2>
+        ${install?.needsReauth && view.reauthUrl
+          ? html`<p class="notice">The app's owner widened the scopes it asks for. The app cannot read your data until you
+              <a href="${view.reauthUrl}">review and grant the new scopes</a>.</p>`
+          : ""}
         <div class="muted">Requests these scopes (the service adds <code>offline_access</code>):</div>
         <ul class="scopes">
           ${view.requestedScopes.map((scope) => html`<li>${scope}</li>`)}
@@ -66,8 +104,15 @@ export function cataloguePage(view: CatalogueView): ReturnType<typeof layout> {
             : ""}
         </div>
       </div>
+      ${install && view.config
+        ? html`<div class="card">
+            <h2>Configuration</h2>
+            ${view.savedDeliveryId ? html`<p class="success">Configuration saved; <code>install.config.updated</code> sent (${view.savedDeliveryId}).</p>` : ""}
+            ${configForm(operator.id, install.installId, view.config)}
+          </div>`
+        : ""}
       ${view.lastWebhook
-        ? html`<div class="card"><h2>Last webhook</h2><p class="muted"><code>${view.lastWebhook.type}</code> · ${view.lastWebhook.outcome} · ${view.lastWebhook.detail}</p></div>`
+        ? html`<div class="card"><h2>Last webhook</h2><p class="muted"><code>${view.lastWebhook.type}</code> · ${view.lastWebhook.outcome} · ${view.lastWebhook.detail} · <a href="/portal/deliveries">all deliveries</a></p></div>`
         : ""}
       <p class="muted"><a href="/portal">Switch operator</a></p>`,
   });

@@ -138,9 +138,11 @@ describe("authentication and authorization", () => {
     await control(env, "POST", "/installs/1/flag-reauth");
     const response = await callApi(env, "/charge-points", tokens.access_token);
     expect(response.status).toBe(403);
-    expect(await response.json()).toMatchObject({
+    expect(await response.json()).toEqual({
+      status: "FORBIDDEN",
       errorCode: "NEEDS_REAUTH",
-      context: { install_id: 1, reauth_url: `${env.url}/portal/operators/1001` },
+      message: "Install 1 of Test Partner App must be re-authorized by the operator: the app's scopes were widened.",
+      context: { install_id: 1, reauth_url: `${env.url}/portal/reauth/1` },
     });
     await installAndRedeem(env, 1001); // the operator grants consent again (same install)
     expect((await callApi(env, "/charge-points", tokens.access_token)).status).toBe(200);
@@ -152,8 +154,8 @@ describe("authentication and authorization", () => {
     await callApi(env, "/teams", tokens.access_token);
     const { events } = await control<{ events: { detail: Record<string, unknown> }[] }>(env, "GET", "/events?type=api");
     expect(events.map((e) => e.detail)).toEqual([
-      { method: "GET", path: "/api/v1/charge-points?perPage=3", install_id: 1, status: 200 },
-      { method: "GET", path: "/api/v1/teams", install_id: 1, status: 403 },
+      { method: "GET", path: "/api/v1/charge-points?perPage=3", install_id: 1, status: 200, error_code: null },
+      { method: "GET", path: "/api/v1/teams", install_id: 1, status: 403, error_code: "ACCESS_FORBIDDEN" },
     ]);
   });
 });

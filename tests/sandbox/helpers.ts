@@ -61,27 +61,42 @@ export interface TestEnv {
   config: SandboxConfig;
   webhooks: WebhookReceiver;
   running: RunningSandbox;
+  /** Every line the sandbox logged (its stdout in production), to check that no secret ever reaches it. */
+  logs: string[];
   /** Closes the sandbox (flushing state) and starts a new one on the same data dir. */
   restart(): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function startTestSandbox(overrides: Partial<Pick<SandboxConfig, "refreshDelayMs" | "rateLimit">> & { webhookTimeoutMs?: number } = {}): Promise<TestEnv> {
+export async function startTestSandbox(
+  overrides: Partial<Pick<SandboxConfig, "refreshDelayMs" | "rateLimit">> & { webhookTimeoutMs?: number; reauthReturnUrl?: string } = {},
+): Promise<TestEnv> {
   const dataDir = await mkdtemp(path.join(tmpdir(), "volt-sandbox-test-"));
   const webhooks = await startWebhookReceiver();
   const config: SandboxConfig = {
     port: 0,
     dataDir,
-    client: { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUri: REDIRECT_URI, requestedScopes: REQUESTED_SCOPES, appName: "Test Partner App" },
+    client: {
+      clientId: CLIENT_ID,
+      clientSecret: CLIENT_SECRET,
+      redirectUri: REDIRECT_URI,
+      requestedScopes: REQUESTED_SCOPES,
+      appName: "Test Partner App",
+      reauthReturnUrl: overrides.reauthReturnUrl,
+    },
     webhook: { url: webhooks.url, secret: WEBHOOK_SECRET, timeoutMs: overrides.webhookTimeoutMs ?? 10_000 },
     refreshDelayMs: overrides.refreshDelayMs ?? 0,
     rateLimit: overrides.rateLimit ?? { limit: 1000, windowSeconds: 60 },
   };
-  const quiet = (): void => {};
+  const logs: string[] = [];
+  const quiet = (line: string): void => {
+    logs.push(line);
+  };
   const env: TestEnv = {
     url: "",
     config,
     webhooks,
+    logs,
     running: await startSandbox(config, { log: quiet }),
     async restart() {
       await env.running.close();
@@ -196,14 +211,58 @@ export function callApi(env: TestEnv, pathAndQuery: string, accessToken: string)
   return fetch(`${env.url}/api/v1${pathAndQuery}`, { headers: { Authorization: `Bearer ${accessToken}` } });
 }
 
-export async function control<T>(env: TestEnv, method: "GET" | "POST", pathAndQuery: string, body?: unknown): Promise<T> {
-  const response = await fetch(`${env.url}/_sandbox${pathAndQuery}`, {
+/** A control API call without checking the status (for tests of the control API's own validation). */
+export function controlRaw(env: TestEnv, method: "GET" | "POST" | "DELETE", pathAndQuery: string, body?: unknown): Promise<Response> {
+  return fetch(`${env.url}/_sandbox${pathAndQuery}`, {
     method,
     headers: body === undefined ? {} : { "Content-Type": "application/json" },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
+}
+
+export async function control<T>(env: TestEnv, method: "GET" | "POST" | "DELETE", pathAndQuery: string, body?: unknown): Promise<T> {
+  const response = await controlRaw(env, method, pathAndQuery, body);
   if (!response.ok) throw new Error(`control ${method} ${pathAndQuery} → ${response.status} ${await response.text()}`);
   return (await response.json()) as T;
+}
+
+export interface TokenStats {
+  install_id: number;
+  calls: { authorization_code: number; refresh_token: number };
+  refreshes_issued: number;
+  chain_revocations: number;
+  chain_revoked: boolean;
+  chain_revoked_reason: string | null;
+  active_access_tokens: number;
+}
+
+export function tokenStats(env: TestEnv, installId: number): Promise<TokenStats> {
+  return control<TokenStats>(env, "GET", `/installs/${installId}/token-stats`);
+}
+
+export interface EventEntry {
+  seq: number;
+  at: string;
+  type: string;
+  detail: Record<string, unknown>;
+}
+
+export async function events(env: TestEnv, query = ""): Promise<EventEntry[]> {
+  return (await control<{ events: EventEntry[] }>(env, "GET", `/events${query}`)).events;
+}
+
+/** The webhooks received so far, parsed (the raw bytes stay in env.webhooks.received). */
+export function receivedEnvelopes(env: TestEnv): { id: string; type: string; delivered_at: number; data: Record<string, unknown> }[] {
+  return env.webhooks.received.map((w) => JSON.parse(w.rawBody.toString("utf8")) as { id: string; type: string; delivered_at: number; data: Record<string, unknown> });
+}
+
+/** Waits until the fake receiver holds at least `count` deliveries (deliveries triggered by a control call are awaited, but be safe). */
+export async function waitForWebhooks(env: TestEnv, count: number, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (env.webhooks.received.length < count) {
+    if (Date.now() > deadline) throw new Error(`expected ${count} webhooks, got ${env.webhooks.received.length}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 export async function advanceClock(env: TestEnv, seconds: number): Promise<void> {

@@ -1,7 +1,9 @@
 // State survives a restart; the state file never holds a token, code or secret in clear.
-import { readFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSandbox } from "../../sandbox/server.js";
 import { CLIENT_SECRET, advanceClock, callApi, connectAndApprove, control, installAndRedeem, refreshTokens, startTestSandbox, type TestEnv } from "./helpers.js";
 
 let env: TestEnv;
@@ -48,5 +50,51 @@ describe("persistence", () => {
     // A fresh install starts numbering again after a reset.
     await installAndRedeem(env, 1001);
     expect((await control<{ installs: { install_id: number }[] }>(env, "GET", "/installs")).installs[0]?.install_id).toBe(1);
+  });
+});
+
+describe("state files written before the token-stats, faults, webhook and scope features", () => {
+  it("still load: the new fields take their defaults", async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), "volt-sandbox-old-state-"));
+    try {
+      const old = {
+        version: 1,
+        clockOffsetSeconds: 0,
+        nextInstallId: 2,
+        nextEventSeq: 1,
+        installs: [
+          {
+            installId: 1,
+            operatorId: 1001,
+            clientId: "test-partner-app",
+            slug: "northwind-charging",
+            status: "active",
+            scopes: ["charge-points:read", "offline_access"],
+            consumerId: "cons_x",
+            needsReauth: false,
+            createdAt: "2026-01-01T00:00:00.000Z",
+            updatedAt: null,
+            revokedAt: null,
+          },
+        ],
+        consumers: [],
+        tokens: {},
+        codes: {},
+        authTickets: {},
+        consentRequests: {},
+        events: [],
+      };
+      await writeFile(path.join(dataDir, "state.json"), JSON.stringify(old));
+      const sandbox = await createSandbox({ ...env.config, dataDir }, { log: () => {} });
+      const state = sandbox.ctx.store.state;
+      expect(state.installs[0]).toMatchObject({ installId: 1, needsReauthSince: null, config: null });
+      expect(state.app).toEqual({ requestedScopes: null, scopesChangedAt: null, clientSecretHash: null, clientSecretRotatedAt: null, clientRemoved: false });
+      expect([state.chains, state.tokenStats, state.deliveries, state.deletedTokenInstalls, state.unattributedTokenCalls]).toEqual([{}, {}, [], {}, 0]);
+      const installs = (await (await sandbox.app.request("/_sandbox/installs")).json()) as { installs: { config: unknown }[] };
+      expect(installs.installs[0]?.config).toEqual({ siteIds: [], syncCharges: true, currency: "EUR" });
+      await sandbox.flush();
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,0 +1,85 @@
+// The app-owner console (/console): "Volt sandbox · app owner console". The app owner sees the app's registration
+// and its installs, and changes the requested scopes (the same move as POST /_sandbox/app/scopes).
+import { Hono } from "hono";
+import { z } from "zod";
+import { changeRequestedScopes, clientExists, normalizeRequestedScopes, reauthUrl, requestedScopes } from "../app-registration.js";
+import { OFFLINE_ACCESS, SCOPE_PATTERN } from "../config.js";
+import type { SandboxContext } from "../context.js";
+import { findOperator } from "../context.js";
+import { SCOPES_SUPPORTED } from "../scopes.js";
+import { consolePage, type ConsoleView } from "../views/console.js";
+
+const scopeSchema = z.string().regex(SCOPE_PATTERN, "each scope must look like <resource> or <resource>:read|write|delete");
+const scopesFormSchema = z.object({
+  scopes: z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .transform((value) => (value === undefined ? [] : Array.isArray(value) ? value : [value]))
+    .pipe(z.array(scopeSchema)),
+  extra: z
+    .string()
+    .max(500)
+    .optional()
+    .transform((value) => (value ?? "").split(/\s+/).filter((scope) => scope.length > 0))
+    .pipe(z.array(scopeSchema)),
+});
+const consoleQuerySchema = z.object({
+  change: z.enum(["widened", "narrowed", "unchanged"]).optional(),
+  flagged: z.coerce.number().int().min(0).optional(),
+});
+
+const KNOWN_DATA_SCOPES: string[] = SCOPES_SUPPORTED.filter((scope) => scope !== OFFLINE_ACCESS);
+
+export function consoleRoutes(ctx: SandboxContext): Hono {
+  const app = new Hono();
+
+  function view(notice: ConsoleView["notice"], error: string | null): ConsoleView {
+    return {
+      appName: ctx.config.client.appName,
+      clientId: ctx.config.client.clientId,
+      redirectUri: ctx.config.client.redirectUri,
+      webhookUrl: ctx.config.webhook.url,
+      clientExists: clientExists(ctx),
+      secretState: ctx.store.state.app.clientSecretRotatedAt ? `re-issued ${ctx.store.state.app.clientSecretRotatedAt}` : "as configured (OAUTH_CLIENT_SECRET)",
+      requestedScopes: requestedScopes(ctx),
+      knownScopes: KNOWN_DATA_SCOPES,
+      installs: [...ctx.store.state.installs].reverse().map((install) => ({
+        install,
+        operatorName: findOperator(ctx, install.operatorId)?.operator.name ?? `operator ${install.operatorId}`,
+        reauthUrl: install.needsReauth ? reauthUrl(ctx, install.installId) : null,
+      })),
+      notice,
+      error,
+    };
+  }
+
+  app.get("/", (c) => {
+    const query = consoleQuerySchema.safeParse(c.req.query());
+    let notice: ConsoleView["notice"] = null;
+    if (query.success && query.data.change) {
+      const flagged = query.data.flagged ?? 0;
+      notice =
+        query.data.change === "widened"
+          ? { kind: "notice", text: `Scopes widened: ${flagged} install${flagged === 1 ? "" : "s"} flagged as needing re-authorization.` }
+          : query.data.change === "narrowed"
+            ? { kind: "success", text: "Scopes narrowed: existing installs are not affected." }
+            : { kind: "success", text: "Scopes saved: nothing was added or removed." };
+    }
+    return c.html(consolePage(view(notice, null)));
+  });
+
+  app.post("/scopes", async (c) => {
+    const form = scopesFormSchema.safeParse(await c.req.parseBody({ all: true }));
+    if (!form.success) {
+      const message = form.error.issues[0]?.message ?? "Invalid scopes";
+      return c.html(consolePage(view(null, `Scopes not saved: ${message}.`)), 400);
+    }
+    const scopes = normalizeRequestedScopes([...form.data.scopes, ...form.data.extra]);
+    if (scopes.length === 0) return c.html(consolePage(view(null, "Scopes not saved: request at least one scope besides offline_access.")), 400);
+    const change = changeRequestedScopes(ctx, scopes, "console");
+    const kind = change.widened ? "widened" : change.removed.length > 0 ? "narrowed" : "unchanged";
+    return c.redirect(`/console?change=${kind}&flagged=${change.flaggedInstallIds.length}`, 303);
+  });
+
+  return app;
+}

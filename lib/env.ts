@@ -44,6 +44,8 @@ const EnvSchema = z.object({
   /** The app's public origin, e.g. https://partner.example.com */
   APP_URL: urlString,
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgresql:// URL"),
+  /** Connections per app instance. Mind the database's max_connections across all instances. */
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
 
   /** next-auth signs and encrypts session cookies with this. */
   NEXTAUTH_SECRET: z.string().min(32, "use at least 32 random characters"),

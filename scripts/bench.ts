@@ -4,12 +4,16 @@
 // of the app) on its own ports, then runs each benchmark and prints a table per benchmark.
 // It runs with the `react-server` condition so it can import server-only modules from lib/.
 import { randomBytes } from "node:crypto";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import { generateLocalEnv } from "./lib/local-env";
 import { stopAll } from "./lib/processes";
 import { startStack } from "./lib/stack";
 import { openToken, sealToken } from "../lib/oauth/token-crypto";
 import { computeWebhookSignature, verifyWebhookSignature } from "../lib/webhooks/signature";
+import pg from "pg";
+import { resultOf, runAppWorker } from "../tests/helpers/app-process";
 
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
@@ -66,6 +70,61 @@ async function approve(operatorId: number): Promise<string> {
   return at(await post(`${sandboxUrl}/idp/consent`, { consent_challenge: challenge, decision: "approve" }));
 }
 
+async function startBareHmacServer(secret: string): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const ok = verifyWebhookSignature(Buffer.concat(chunks), req.headers["x-volt-signature"] as string | undefined, [secret]);
+      res.writeHead(ok ? 200 : 401, { "Content-Type": "application/json" }).end(ok ? '{"status":"processed"}' : '{"status":"invalid_signature"}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "localhost", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://localhost:${port}/api/webhooks`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/** Sends `total` distinct signed deliveries, `concurrency` at a time; every answer must be 200. */
+async function ingest(url: string, secret: string, total: number, concurrency: number) {
+  // Distinct install_ids within PostgreSQL's integer range (docs/spec-gaps.md A22).
+  const base = 1_000_000 + Math.floor(Math.random() * 10_000) * 10_000;
+  const bodies = Array.from({ length: total }, (_, i) =>
+    JSON.stringify({
+      id: `whd_bench_${base + i}`,
+      type: "install.created",
+      delivered_at: Math.floor(Date.now() / 1000),
+      data: { install_id: base + i + 1, operator_id: base + i + 1, slug: `bench-${i}` },
+    }),
+  );
+  const latencies: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < bodies.length) {
+        const body = bodies[next++]!;
+        const t0 = performance.now();
+        const response = await fetch(url, {
+          method: "POST",
+          headers: { "Content-Type": "application/json", "X-Volt-Signature": computeWebhookSignature(new TextEncoder().encode(body), secret) },
+          body,
+        });
+        await response.arrayBuffer();
+        if (response.status !== 200) throw new Error(`ingest: HTTP ${response.status}`);
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  return { perSecond: total / ((performance.now() - started) / 1000), latencies };
+}
+
+async function refreshCount(installId: number): Promise<{ refreshes: number; revocations: number }> {
+  const response = await fetch(`${sandboxUrl}/_sandbox/events?type=token`);
+  const { events } = (await response.json()) as { events: { detail: Record<string, unknown> }[] };
+  const mine = events.filter((e) => e.detail.install_id === installId && e.detail.grant_type === "refresh_token");
+  return { refreshes: mine.length, revocations: mine.filter((e) => /already used|reuse/i.test(String(e.detail.detail ?? ""))).length };
+}
+
 try {
   // The redirect_uri: redeem the code, ask /consumers/me, store the install and its tokens.
   const callbackMs: number[] = [];
@@ -89,6 +148,53 @@ try {
     dashboardMs.push(performance.now() - started);
   }
   summary("GET /dashboard (live API read, 25 rows)", dashboardMs.slice(5));
+
+  // The refresh stampede: N concurrent API calls from two processes for one install whose access
+  // token has just expired. Exactly one refresh should reach the identity provider.
+  console.log("\n== refresh stampede (2 processes, access token expired at the app and the service) ==");
+  const database = new pg.Client({ connectionString: stack.databaseUrl });
+  await database.connect();
+  const { rows } = await database.query<{ id: string; install_id: number }>("SELECT id, install_id FROM installs WHERE status = 'ACTIVE' LIMIT 1");
+  const install = rows[0]!;
+  const workerEnv = { ...(stack.env as Record<string, string>), LOG_LEVEL: "warn" };
+  for (const perProcess of [50, 100, 250]) {
+    // Baseline: the same calls with a valid token, so the refresh's own cost can be read off.
+    const baseline = await Promise.all([0, 1].map(() => runAppWorker(["call", install.id, String(perProcess)], workerEnv)));
+    summary(`N=${perProcess * 2}: baseline, no refresh`, baseline.flatMap((r) => resultOf<{ latencies: number[] }>(r).latencies));
+
+    await database.query("UPDATE token_grants SET access_token_expires_at = now() - interval '1 minute' WHERE install_row_id = $1", [install.id]);
+    await fetch(`${sandboxUrl}/_sandbox/clock/advance`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ seconds: 3601 }) });
+    const before = await refreshCount(install.install_id);
+    const runs = await Promise.all([0, 1].map(() => runAppWorker(["call", install.id, String(perProcess)], workerEnv)));
+    const results = runs.map((r) => resultOf<{ ok: number; errors: Record<string, number>; latencies: number[] }>(r));
+    const failed = results.reduce((n, r) => n + Object.values(r.errors).reduce((a, b) => a + b, 0), 0);
+    const after = await refreshCount(install.install_id);
+    summary(`N=${perProcess * 2}: at expiry`, results.flatMap((r) => r.latencies));
+    console.log(
+      `${"".padEnd(44)} refresh calls=${after.refreshes - before.refreshes}  chain revocations=${after.revocations - before.revocations}  failed calls=${failed}`,
+    );
+  }
+  await database.end();
+
+  // Webhook ingest: signed install.created deliveries at concurrency 64, against `next start`
+  // (verify, parse, dedupe, record, create the install) and against a bare Node http server that
+  // only checks the HMAC: the ratio is what the framework, the database and the domain cost.
+  console.log("\n== webhook ingest (concurrency 64) ==");
+  const secret = stack.env.WEBHOOK_SECRET!;
+  const bare = await startBareHmacServer(secret);
+  const results: Record<string, number> = {};
+  for (const [name, url] of [
+    ["bare node:http, HMAC only", bare.url],
+    ["next start, POST /api/webhooks", `${stack.env.APP_URL}/api/webhooks`],
+  ] as const) {
+    const { perSecond, latencies } = await ingest(url, secret, 2000, 64);
+    results[name] = perSecond;
+    summary(`${name}`, latencies);
+    console.log(`${"".padEnd(44)} ${Math.round(perSecond)} deliveries/s`);
+  }
+  await bare.close();
+  const [bareRate, appRate] = Object.values(results) as [number, number];
+  console.log(`${"ratio (next start / bare HMAC server)".padEnd(44)} ${(appRate / bareRate).toFixed(3)}`);
 } finally {
   await stopAll();
   await stack.stop();

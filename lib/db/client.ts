@@ -10,6 +10,7 @@ import { PrismaClient } from "./generated/client";
 function createClient() {
   const adapter = new PrismaPg({
     connectionString: env().DATABASE_URL,
+    max: env().DATABASE_POOL_SIZE,
     // Fail fast when the database is unreachable instead of hanging a request.
     connectionTimeoutMillis: 5_000,
   });

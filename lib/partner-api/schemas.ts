@@ -14,7 +14,7 @@ export const ConsumerSchema = z.object({
   rateLimit: z.number().optional(),
   rateLimitIntervalInSeconds: z.number().optional(),
   // Not documented (public-facts.md): read it when present, see lib/installs/identity.ts.
-  installId: z.number().int().positive().optional(),
+  installId: z.number().int().positive().max(2_147_483_647).optional(),
 });
 export type Consumer = z.infer<typeof ConsumerSchema>;
 

@@ -20,9 +20,15 @@ export const WebhookEnvelopeSchema = z.object({
 
 export type WebhookEnvelope = z.infer<typeof WebhookEnvelopeSchema>;
 
+/**
+ * install_id is "integer" in the contract (§2) with no stated range; the app stores it in a
+ * PostgreSQL integer (docs/spec-gaps.md A22), so a larger value is refused as invalid, not a 500.
+ */
+export const InstallIdSchema = z.number().int().positive().max(2_147_483_647);
+
 /** contract §6: install.created carries install_id, operator_id and slug. */
 export const InstallCreatedDataSchema = z.object({
-  install_id: z.number().int().positive(),
+  install_id: InstallIdSchema,
   operator_id: z.union([z.number().int(), z.string().min(1)]).transform((v) => String(v)),
   slug: z.string().max(200).optional(),
 });

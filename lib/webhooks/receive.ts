@@ -14,7 +14,7 @@ import { db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/client";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/log";
-import { WebhookEnvelopeSchema, type WebhookEnvelope } from "./envelope";
+import { InstallIdSchema, WebhookEnvelopeSchema, type WebhookEnvelope } from "./envelope";
 import { WebhookPayloadError } from "./errors";
 import { handleInstallConfigUpdated } from "./handlers/install-config-updated";
 import { handleInstallCreated } from "./handlers/install-created";
@@ -37,6 +37,10 @@ const HANDLERS: Record<string, Handler> = {
   "install.revoked": handleInstallRevoked,
   "install.config.updated": handleInstallConfigUpdated,
 };
+
+// Under a burst, wait for a database connection rather than fail fast, but answer well inside the
+// service's 10-second deadline (contract §6).
+const TRANSACTION_LIMITS = { maxWait: 6_000, timeout: 8_000 };
 
 function result(status: number, outcome: string, detail?: string): WebhookResult {
   return { status, body: detail ? { status: outcome, detail } : { status: outcome } };
@@ -90,7 +94,7 @@ export async function receiveWebhook(rawBody: Uint8Array, signatureHeader: strin
         data: {
           dedupeKey: dedupeKeyFor(envelope, rawBody),
           eventType: envelope.type,
-          installId: typeof envelope.data.install_id === "number" ? envelope.data.install_id : null,
+          installId: InstallIdSchema.safeParse(envelope.data.install_id).data ?? null,
           deliveredAt: envelope.delivered_at,
           outcome: handler ? "processed" : "ignored",
           payload: json as Prisma.InputJsonValue,
@@ -100,7 +104,7 @@ export async function receiveWebhook(rawBody: Uint8Array, signatureHeader: strin
       const handled = await handler(tx, envelope);
       await tx.webhookDelivery.update({ where: { id: delivery.id }, data: { detail: handled.detail } });
       return { outcome: "processed", followUp: handled.followUp };
-    });
+    }, TRANSACTION_LIMITS);
     logger.info({ type: envelope.type, outcome: outcome.outcome }, "webhook received");
     return { ...result(200, outcome.outcome), followUp: outcome.followUp };
   } catch (error) {

@@ -79,6 +79,7 @@ function cases(): Case[] {
     { name: "type missing", ...signedEnvelope({ type: undefined }), expect: 400 },
     { name: "install_id as a string", ...signedEnvelope({ data: { install_id: "7001", operator_id: 1001, slug: "x" } }), expect: 400 },
     { name: "negative install_id", ...signedEnvelope({ data: { install_id: -1, operator_id: 1001, slug: "x" } }), expect: 400 },
+    { name: "install_id beyond 32 bits", ...signedEnvelope({ data: { install_id: 8_345_690_002, operator_id: 1001, slug: "x" } }), expect: 400 },
     { name: "data not an object", ...signedEnvelope({ data: "install 7001" }), expect: 400 },
     // Size and method.
     { name: "oversized body", ...signedEnvelope({ padding: "x".repeat(300 * 1024) }), expect: 413 },
@@ -93,7 +94,7 @@ async function deliver(c: Pick<Case, "body" | "headers" | "method">) {
   return fetch(`${stack.appUrl}/api/webhooks`, {
     method: c.method ?? "POST",
     headers: { "Content-Type": "application/json", ...c.headers },
-    body: c.method === "GET" || c.method === "DELETE" ? undefined : c.body,
+    body: c.method === "GET" || c.method === "DELETE" ? undefined : new Blob([c.body as BlobPart]),
   });
 }
 

@@ -7,12 +7,12 @@ import "server-only";
 import { z } from "zod";
 import type { Tx } from "@/lib/db/client";
 import type { Prisma } from "@/lib/db/generated/client";
-import type { WebhookEnvelope } from "../envelope";
+import { InstallIdSchema, type WebhookEnvelope } from "../envelope";
 import { WebhookPayloadError } from "../errors";
 import type { HandlerResult } from "../receive";
 
 const InstallConfigUpdatedDataSchema = z.object({
-  install_id: z.number().int().positive(),
+  install_id: InstallIdSchema,
   config: z.record(z.string(), z.unknown()),
 });
 

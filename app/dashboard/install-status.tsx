@@ -1,12 +1,12 @@
 // The install's identity and state, shown above every dashboard page.
 import type { InstallSummary } from "@/lib/installs/dashboard";
+import { startReauthorizationAction } from "./actions";
 
 const STATUS_TEXT: Record<InstallSummary["status"], { label: string; tone: string; explain?: string }> = {
   ACTIVE: { label: "Connected", tone: "bg-emerald-100 text-emerald-800" },
   NEEDS_REAUTH: {
     label: "Re-authorization needed",
     tone: "bg-amber-100 text-amber-900",
-    explain: "The app now asks for more access than you approved. Until you approve it, the app does not read your data.",
   },
   REINSTALL_NEEDED: {
     label: "Re-install needed",
@@ -48,6 +48,7 @@ export function InstallStatusPanel({ install }: { install: InstallSummary }) {
         </div>
       </dl>
       {status.explain ? <p className="mt-3 text-sm text-slate-700">{status.explain}</p> : null}
+      {install.status === "NEEDS_REAUTH" ? <ReauthorizeBanner reauthUrl={install.reauthUrl} /> : null}
       <InstallConfiguration config={install.config} />
     </section>
   );
@@ -69,6 +70,31 @@ function InstallConfiguration({ config }: { config: unknown }) {
           </div>
         ))}
       </dl>
+    </div>
+  );
+}
+
+/**
+ * contract §7: show the state in the product and send the operator to reauth_url. The link is the
+ * service's own page (never an authorization URL built by the app).
+ */
+export function ReauthorizeBanner({ reauthUrl }: { reauthUrl: string | null }) {
+  return (
+    <div className="mt-4 rounded-md border border-amber-300 bg-amber-50 p-4" role="status" data-testid="reauth-banner">
+      <h2 className="font-semibold text-amber-900">Please approve the app's new access</h2>
+      <p className="mt-1 text-sm text-amber-900">
+        The app's provider has changed what the app needs to read. Until you approve the new access, the app has stopped reading
+        your data, and nothing here is updated. Your existing data and settings are kept.
+      </p>
+      {reauthUrl ? (
+        <form action={startReauthorizationAction}>
+          <button type="submit" className="mt-3 rounded-md bg-amber-600 px-4 py-2 text-sm font-medium text-white hover:bg-amber-700">
+            Review and approve
+          </button>
+        </form>
+      ) : (
+        <p className="mt-2 text-sm text-amber-900">Open the app in your operator portal to review and approve the new access.</p>
+      )}
     </div>
   );
 }

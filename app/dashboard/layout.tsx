@@ -3,8 +3,7 @@
 import Link from "next/link";
 import { currentOperator } from "@/lib/auth/operator-session";
 import { env } from "@/lib/env";
-import { fetchInstallSummary } from "@/lib/installs/dashboard";
-import { reconcileOnVisit } from "@/lib/installs/reconcile";
+import { loadDashboardInstall } from "@/lib/installs/dashboard";
 import { InstallStatusPanel } from "./install-status";
 
 export const dynamic = "force-dynamic";
@@ -31,9 +30,7 @@ export default async function DashboardLayout({ children }: { children: React.Re
       </div>
     );
   }
-  // Webhooks may be lost (contract §6): check the install against the API now and then on a visit.
-  await reconcileOnVisit(operator.installRowId);
-  const install = await fetchInstallSummary(operator.installRowId);
+  const install = await loadDashboardInstall(operator.installRowId);
   if (!install) {
     return <p className="text-slate-600">This install no longer exists. Install the app again from the operator portal.</p>;
   }

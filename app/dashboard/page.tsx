@@ -1,13 +1,17 @@
-// The operator's charge points, read live from the partner API with the install's token, one page
-// at a time (`page` from 0, `perPage` 1-100: public-facts.md "Lists and pagination").
+// The operator's data, read live from the partner API with the install's token: charge points,
+// one page at a time (`page` from 0, `perPage` 1-100: public-facts.md "Lists and pagination"), and
+// the latest charging sessions. Nothing here comes from anywhere but the API.
 import Link from "next/link";
 import { z } from "zod";
 import { currentOperator } from "@/lib/auth/operator-session";
-import { fetchInstallChargePoints, fetchInstallSummary, type ChargePointsResult } from "@/lib/installs/dashboard";
+import { fetchInstallChargePoints, fetchInstallCharges, fetchInstallSummary, loadDashboardInstall, type DashboardRead } from "@/lib/installs/dashboard";
+import type { Charge, ChargePointPage } from "@/lib/partner-api/schemas";
+import { ReauthorizeBanner } from "./install-status";
 
 export const dynamic = "force-dynamic";
 
 const PER_PAGE_CHOICES = [10, 25, 50, 100] as const;
+const LATEST_CHARGES = 5;
 
 const QuerySchema = z.object({
   page: z.coerce.number().int().min(0).max(100_000).catch(0),
@@ -18,14 +22,17 @@ const QuerySchema = z.object({
     .catch(10),
 });
 
-const FAILURE_TEXT: Record<Exclude<ChargePointsResult, { ok: true }>["reason"], string> = {
+type FailureReason = Extract<DashboardRead<unknown>, { ok: false }>["reason"];
+
+const FAILURE_TEXT: Record<FailureReason, string> = {
   unauthorized: "The service no longer accepts this app's access. If this persists, connect the app again from the operator portal.",
   needs_reauth: "The app needs you to approve its new access before it can read your data.",
-  forbidden: "This install was not granted access to charge points.",
+  forbidden: "The service refused this request.",
+  not_granted: "You did not grant the app access to this data, so it is not shown. It becomes available if the app asks for it and you approve.",
   rate_limited: "The app has made too many requests for now. Try again in a minute.",
   unavailable: "The service did not answer. Try again in a moment.",
   bad_request: "The app asked for something the service did not accept.",
-  not_found: "The service did not find your charge points.",
+  not_found: "The service did not find this data.",
   bad_response: "The service answered in a way the app did not understand.",
   no_grant: "The app has no access token for this install yet. Connect the app from the operator portal.",
   reinstall_needed: "The app lost its access to your data. Connect it again from the operator portal.",
@@ -33,8 +40,12 @@ const FAILURE_TEXT: Record<Exclude<ChargePointsResult, { ok: true }>["reason"], 
   not_active: "The app does not read data for this install in its current state.",
 };
 
-function pageHref(page: number, perPage: number) {
-  return `/dashboard?page=${page}&perPage=${perPage}`;
+function ReadFailure({ reason }: { reason: FailureReason }) {
+  return (
+    <p className="rounded-md border border-amber-300 bg-amber-50 p-4 text-sm text-amber-900" role="alert" data-reason={reason}>
+      {FAILURE_TEXT[reason]}
+    </p>
+  );
 }
 
 export default async function DashboardPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
@@ -42,23 +53,47 @@ export default async function DashboardPage({ searchParams }: { searchParams: Pr
   // The layout rendered only for a signed-in operator with an active install; re-read both here
   // because a page must not rely on its layout for authorization.
   const operator = await currentOperator();
-  const install = operator ? await fetchInstallSummary(operator.installRowId) : null;
+  const install = operator ? await loadDashboardInstall(operator.installRowId) : null;
   if (!install) return null;
 
-  const result = await fetchInstallChargePoints(install, query);
-  if (!result.ok) {
-    return (
-      <p className="rounded-md border border-amber-300 bg-amber-50 p-4 text-amber-900" role="alert" data-reason={result.reason}>
-        {FAILURE_TEXT[result.reason]}
-      </p>
-    );
+  const [chargePoints, charges] = await Promise.all([fetchInstallChargePoints(install, query), fetchInstallCharges(install, LATEST_CHARGES)]);
+  if ([chargePoints, charges].some((read) => !read.ok && read.reason === "needs_reauth")) {
+    // The API has just flagged the install (contract §7): show the banner now, not on the next visit.
+    const flagged = await fetchInstallSummary(install.id);
+    return <ReauthorizeBanner reauthUrl={flagged?.reauthUrl ?? null} />;
   }
-  const { data, meta } = result.page;
+  return (
+    <div className="space-y-8">
+      <section className="space-y-4">
+        {chargePoints.ok ? <ChargePoints page={chargePoints.data} /> : <ChargePointsFailure reason={chargePoints.reason} />}
+      </section>
+      <section className="space-y-3">
+        <h2 className="text-lg font-semibold">Latest charging sessions</h2>
+        {charges.ok ? <Charges charges={charges.data.data} /> : <ReadFailure reason={charges.reason} />}
+      </section>
+    </div>
+  );
+}
+
+function ChargePointsFailure({ reason }: { reason: FailureReason }) {
+  return (
+    <>
+      <h2 className="text-lg font-semibold">Charge points</h2>
+      <ReadFailure reason={reason} />
+    </>
+  );
+}
+
+function pageHref(page: number, perPage: number) {
+  return `/dashboard?page=${page}&perPage=${perPage}`;
+}
+
+function ChargePoints({ page }: { page: ChargePointPage }) {
+  const { data, meta } = page;
   const first = meta.currentPage * meta.perPage + (data.length > 0 ? 1 : 0);
   const last = meta.currentPage * meta.perPage + data.length;
-
   return (
-    <section className="space-y-4">
+    <>
       <div className="flex flex-wrap items-end justify-between gap-3">
         <div>
           <h2 className="text-lg font-semibold">Charge points</h2>
@@ -128,6 +163,44 @@ export default async function DashboardPage({ searchParams }: { searchParams: Pr
           <span />
         )}
       </nav>
-    </section>
+    </>
+  );
+}
+
+function formatMoney(charge: Charge): string {
+  if (charge.cost === null || charge.cost === undefined) return "—";
+  const currency = charge.currency?.identifier;
+  return currency ? `${charge.cost.toFixed(charge.currency?.decimals ?? 2)} ${currency}` : charge.cost.toFixed(2);
+}
+
+function Charges({ charges }: { charges: Charge[] }) {
+  if (charges.length === 0) return <p className="text-sm text-slate-600">No charging sessions yet.</p>;
+  return (
+    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
+      <table className="min-w-full divide-y divide-slate-200 text-sm">
+        <thead className="bg-slate-50 text-left text-slate-600">
+          <tr>
+            <th className="px-4 py-2 font-medium">Session</th>
+            <th className="px-4 py-2 font-medium">Charge point</th>
+            <th className="px-4 py-2 font-medium">Started</th>
+            <th className="px-4 py-2 font-medium">Energy</th>
+            <th className="px-4 py-2 font-medium">Cost</th>
+            <th className="px-4 py-2 font-medium">State</th>
+          </tr>
+        </thead>
+        <tbody className="divide-y divide-slate-100" data-testid="charges">
+          {charges.map((charge) => (
+            <tr key={charge.id}>
+              <td className="px-4 py-2 font-mono text-xs">{charge.id}</td>
+              <td className="px-4 py-2">{charge.chargePointId ?? "—"}</td>
+              <td className="px-4 py-2">{charge.startedAt ? charge.startedAt.slice(0, 16).replace("T", " ") : "—"}</td>
+              <td className="px-4 py-2">{charge.consumedKwh !== null && charge.consumedKwh !== undefined ? `${charge.consumedKwh.toFixed(1)} kWh` : "—"}</td>
+              <td className="px-4 py-2">{formatMoney(charge)}</td>
+              <td className="px-4 py-2">{charge.state ?? "—"}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }

@@ -1,13 +1,15 @@
 // Reads for the operator dashboard. Pages call these; they never query the database or the API
 // themselves.
 import "server-only";
+import { cache } from "react";
 import { db } from "@/lib/db/client";
 import { logger } from "@/lib/log";
 import { withAccessToken } from "@/lib/oauth/access";
 import { TokenCircuitOpenError } from "@/lib/oauth/circuit";
 import { NoUsableTokenError, TokenRefreshUnavailableError } from "@/lib/oauth/errors";
-import { PartnerApiError, fetchChargePoints, type PartnerApiErrorKind } from "@/lib/partner-api/client";
-import type { ChargePointPage } from "@/lib/partner-api/schemas";
+import { reconcileOnVisit } from "./reconcile";
+import { PartnerApiError, fetchChargePoints, fetchCharges, type PartnerApiErrorKind } from "@/lib/partner-api/client";
+import type { ChargePage, ChargePointPage } from "@/lib/partner-api/schemas";
 
 export type InstallSummary = {
   id: string;
@@ -22,6 +24,17 @@ export type InstallSummary = {
   createdAt: Date;
   statusChangedAt: Date;
 };
+
+/**
+ * The install as a dashboard request sees it: reconciled with the API first when due
+ * (lib/installs/reconcile.ts), then read. `cache` makes the layout and the page of one request
+ * share one call, so the page never renders a state the layout has just changed.
+ */
+export const loadDashboardInstall = cache(async (installRowId: string): Promise<InstallSummary | null> => {
+  // Webhooks may be lost (contract §6): check the install against the API now and then on a visit.
+  await reconcileOnVisit(installRowId);
+  return fetchInstallSummary(installRowId);
+});
 
 export async function fetchInstallSummary(installRowId: string): Promise<InstallSummary | null> {
   return db().install.findUnique({
@@ -41,29 +54,45 @@ export async function fetchInstallSummary(installRowId: string): Promise<Install
   });
 }
 
-export type ChargePointsResult =
-  | { ok: true; page: ChargePointPage }
-  | { ok: false; reason: PartnerApiErrorKind | NoUsableTokenError["reason"] | "not_active" };
+/** A read for the dashboard: the data, or why there is none (each reason has its own text). */
+export type DashboardRead<T> = { ok: true; data: T } | { ok: false; reason: PartnerApiErrorKind | NoUsableTokenError["reason"] | "not_active" | "not_granted" };
 
-/** One page of the install's charge points, read live from the partner API. */
-export async function fetchInstallChargePoints(
-  install: Pick<InstallSummary, "id" | "status">,
-  page: { page: number; perPage: number },
-): Promise<ChargePointsResult> {
-  // Only an active install is called: a flagged or revoked one must not be (contract §7).
+/**
+ * Runs one API read for the install. Only an active install is called: a flagged, broken or
+ * revoked one is not (contract §7). A feature whose scope was not granted says so instead of
+ * calling the API to fail (contract §2: apps request, and operators grant, the narrowest scopes).
+ */
+async function readForInstall<T>(
+  install: Pick<InstallSummary, "id" | "status" | "grantedScopes">,
+  requiredScope: string,
+  call: (accessToken: string) => Promise<T>,
+): Promise<DashboardRead<T>> {
   if (install.status !== "ACTIVE") return { ok: false, reason: "not_active" };
+  if (!install.grantedScopes.includes(requiredScope)) return { ok: false, reason: "not_granted" };
   try {
-    return { ok: true, page: await withAccessToken(install.id, (token) => fetchChargePoints(token, page)) };
+    return { ok: true, data: await withAccessToken(install.id, call) };
   } catch (error) {
     if (error instanceof PartnerApiError) {
-      logger.warn({ installRowId: install.id, kind: error.kind, status: error.status }, "charge points unavailable");
-      return { ok: false, reason: error.kind };
+      logger.warn({ installRowId: install.id, kind: error.kind, status: error.status }, "dashboard read failed");
+      // A plain 403 here means the scope is missing at the service (never NEEDS_REAUTH, which
+      // withAccessToken has already turned into a flag).
+      return { ok: false, reason: error.kind === "forbidden" ? "not_granted" : error.kind };
     }
     if (error instanceof NoUsableTokenError) return { ok: false, reason: error.reason };
     if (error instanceof TokenRefreshUnavailableError || error instanceof TokenCircuitOpenError) {
-      logger.warn({ installRowId: install.id, err: error }, "charge points unavailable: no fresh token");
+      logger.warn({ installRowId: install.id, err: error }, "dashboard read failed: no fresh token");
       return { ok: false, reason: "unavailable" };
     }
     throw error;
   }
+}
+
+/** One page of the install's charge points, read live from the partner API. */
+export function fetchInstallChargePoints(install: InstallSummary, page: { page: number; perPage: number }): Promise<DashboardRead<ChargePointPage>> {
+  return readForInstall(install, "charge-points:read", (token) => fetchChargePoints(token, page));
+}
+
+/** The install's latest charging sessions (the first page), read live from the partner API. */
+export function fetchInstallCharges(install: InstallSummary, perPage: number): Promise<DashboardRead<ChargePage>> {
+  return readForInstall(install, "charge-transactions:read", (token) => fetchCharges(token, { page: 0, perPage }));
 }

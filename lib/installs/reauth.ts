@@ -1,15 +1,68 @@
-// Re-authorization (contract §3, §7): scopes widened by the app owner flag every install; every API
-// call for it then answers 403 NEEDS_REAUTH with a reauth_url for the operator.
+// Re-authorization (contract §3, §5.9, §7): when the app owner widens the app's scopes, every
+// install is flagged, and every API call for it answers 403 NEEDS_REAUTH with a reauth_url. The
+// app then stops calling the API for that install (pages, jobs, sync) and shows the operator a
+// banner with a button to reauth_url, until the operator has re-consented.
+//
+// How the flag clears: the app cannot be told (no webhook is stated for it), so it asks, once, when
+// the answer can have changed: the operator left for reauth_url through the banner's button and
+// came back to the app (the service's consent page sends them back to the dashboard), or a staff
+// member asks in the console. Nothing else calls the API for a flagged install. There is
+// deliberately no periodic probe: only the operator can re-consent, so a probe every few minutes
+// for an install nobody looks at would only spend its rate budget and fill the service's logs.
 import "server-only";
 import { db } from "@/lib/db/client";
 import { logger } from "@/lib/log";
+import { withAccessToken } from "@/lib/oauth/access";
+import { PartnerApiError, fetchConsumer } from "@/lib/partner-api/client";
 import { transitionInstall, type TransitionCause } from "./state";
 
-/** Marks the install as needing re-authorization and keeps where to send the operator. */
-export async function flagNeedsReauth(installRowId: string, reauthUrl: string | null, cause: TransitionCause): Promise<void> {
-  await db().$transaction(async (tx) => {
-    const moved = await transitionInstall(tx, installRowId, "NEEDS_REAUTH", cause, "403 NEEDS_REAUTH: the app's scopes were widened");
-    if (moved && reauthUrl) await tx.install.update({ where: { id: installRowId }, data: { reauthUrl } });
+/**
+ * The operator is leaving for reauth_url (the banner's button): their next visit probes the flag.
+ * Returns where to send them, or null when the install is not flagged (any more).
+ */
+export async function recordReauthRequested(installRowId: string): Promise<string | null> {
+  const install = await db().install.findUnique({ where: { id: installRowId }, select: { status: true, reauthUrl: true } });
+  if (install?.status !== "NEEDS_REAUTH") return null;
+  await db().install.update({ where: { id: installRowId }, data: { reauthRequestedAt: new Date() } });
+  return install.reauthUrl;
+}
+
+export type ReauthProbeOutcome = "cleared" | "still_flagged" | "not_due" | "unavailable";
+
+/**
+ * One API call to see whether the operator has re-consented, made only when it can have changed:
+ * once after each time the operator left for reauth_url, or whenever staff ask (`force`). Clears
+ * the flag, and records the widened scopes, when the API answers again.
+ */
+export async function probeReauthorization(installRowId: string, cause: TransitionCause, options: { force?: boolean } = {}): Promise<ReauthProbeOutcome> {
+  // Claim the probe (compare-and-set), so simultaneous page loads make one call between them.
+  const due = options.force
+    ? {}
+    : { reauthRequestedAt: { not: null }, OR: [{ lastReconciledAt: null }, { lastReconciledAt: { lt: db().install.fields.reauthRequestedAt } }] };
+  const { count } = await db().install.updateMany({
+    where: { id: installRowId, status: "NEEDS_REAUTH", ...due },
+    data: { lastReconciledAt: new Date() },
   });
-  logger.warn({ installRowId }, "install needs re-authorization; the app stops calling the API for it");
+  if (count === 0) return "not_due";
+  try {
+    const consumer = await withAccessToken(installRowId, (token) => fetchConsumer(token), { probeFlagged: true });
+    await db().$transaction(async (tx) => {
+      const cleared = await transitionInstall(tx, installRowId, "ACTIVE", cause, "the API answers again: the operator re-consented");
+      if (cleared) {
+        const install = await tx.install.findUniqueOrThrow({ where: { id: installRowId }, select: { grantedScopes: true } });
+        // The consumer lists data scopes; keep offline_access, which concerns tokens, if it was granted.
+        const scopes = [...new Set([...consumer.scopes, ...install.grantedScopes.filter((s) => s === "offline_access")])];
+        await tx.install.update({ where: { id: installRowId }, data: { reauthUrl: null, reauthRequestedAt: null, grantedScopes: scopes } });
+      }
+    });
+    logger.info({ installRowId }, "re-authorization confirmed; the install is active again");
+    return "cleared";
+  } catch (error) {
+    if (error instanceof PartnerApiError && error.kind === "needs_reauth") {
+      if (error.detail.reauthUrl) await db().install.update({ where: { id: installRowId }, data: { reauthUrl: error.detail.reauthUrl } });
+      return "still_flagged";
+    }
+    logger.warn({ installRowId, err: error }, "re-authorization probe did not get an answer");
+    return "unavailable";
+  }
 }

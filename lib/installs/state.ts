@@ -9,8 +9,9 @@
 //
 // Every change writes an InstallEvent with its cause, so staff can see why an install is where it is.
 import "server-only";
-import type { Tx } from "@/lib/db/client";
+import { db, type Tx } from "@/lib/db/client";
 import type { InstallStatus } from "@/lib/db/generated/enums";
+import { logger } from "@/lib/log";
 
 export type TransitionCause = "callback" | "webhook" | "api" | "refresh" | "staff" | "reconcile";
 
@@ -58,3 +59,18 @@ export async function transitionInstall(
   });
   return true;
 }
+
+/**
+ * contract §7: a 403 NEEDS_REAUTH flags the install; keep where to send the operator (reauth_url).
+ * lib/installs/reauth.ts says how the flag clears.
+ */
+export async function flagNeedsReauth(installRowId: string, reauthUrl: string | null, cause: TransitionCause): Promise<void> {
+  const moved = await db().$transaction(async (tx) => {
+    const changed = await transitionInstall(tx, installRowId, "NEEDS_REAUTH", cause, "403 NEEDS_REAUTH: the app's scopes were widened");
+    // A newer reauth_url replaces an older one even if the install was already flagged.
+    if (reauthUrl) await tx.install.update({ where: { id: installRowId }, data: { reauthUrl } });
+    return changed;
+  });
+  if (moved) logger.warn({ installRowId }, "install needs re-authorization; the app stops calling the API for it");
+}
+

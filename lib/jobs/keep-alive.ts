@@ -2,7 +2,8 @@
 //
 // A refresh token lives 30 days (contract §8) and is renewed only by using it. An install nobody
 // opens for a month would otherwise lose its token chain and need a re-install. This job refreshes
-// every active grant whose refresh token expires within the horizon. It runs on one instance at a
+// every grant of an active or flagged install whose refresh token expires within the horizon (a
+// refresh is a token-endpoint call, not an API call, so it does not break the NEEDS_REAUTH rule). It runs on one instance at a
 // time (lib/jobs/exclusive.ts), and each refresh goes through the refresh coordinator, which
 // re-reads the grant under the install's lock: a grant refreshed meanwhile is not refreshed again.
 import "server-only";
@@ -24,7 +25,8 @@ export function runKeepAlive(now = new Date()): Promise<ExclusiveRun<KeepAliveSu
       where: {
         refreshTokenExpiresAt: { lt: new Date(now.getTime() + KEEP_ALIVE_HORIZON_MS) },
         refreshTokenEncrypted: { not: null },
-        install: { status: "ACTIVE" },
+        // A flagged install's chain is kept alive while it waits for the operator's re-consent.
+        install: { status: { in: ["ACTIVE", "NEEDS_REAUTH"] } },
       },
       select: { installRowId: true, version: true },
       orderBy: { refreshTokenExpiresAt: "asc" },

@@ -8,7 +8,7 @@
 import "server-only";
 import { randomInt } from "node:crypto";
 import { db } from "@/lib/db/client";
-import { transitionInstall } from "@/lib/installs/state";
+import { flagNeedsReauth, transitionInstall } from "@/lib/installs/state";
 import { logger } from "@/lib/log";
 import { PartnerApiError } from "@/lib/partner-api/client";
 import { NoUsableTokenError } from "./errors";
@@ -26,16 +26,37 @@ function isUnauthorized(error: unknown): boolean {
   return error instanceof PartnerApiError && error.kind === "unauthorized";
 }
 
-async function usableGrant(installRowId: string): Promise<GrantForUse> {
+export type AccessOptions = {
+  /**
+   * Use the token of an install flagged NEEDS_REAUTH. Only the probe that checks whether the
+   * operator re-consented passes this (contract §7: otherwise stop calling the API for it).
+   */
+  probeFlagged?: boolean;
+};
+
+async function usableGrant(installRowId: string, options: AccessOptions): Promise<GrantForUse> {
   const grant = await readGrantForUse(db(), installRowId);
   if (!grant) throw new NoUsableTokenError("no_grant");
   const unusable = noUsableTokenReason(grant.installStatus);
-  if (unusable) throw new NoUsableTokenError(unusable);
+  if (unusable && !(unusable === "needs_reauth" && options.probeFlagged)) throw new NoUsableTokenError(unusable);
   return grant;
 }
 
-export async function withAccessToken<T>(installRowId: string, call: (accessToken: string) => Promise<T>): Promise<T> {
-  const grant = await usableGrant(installRowId);
+export async function withAccessToken<T>(installRowId: string, call: (accessToken: string) => Promise<T>, options: AccessOptions = {}): Promise<T> {
+  try {
+    return await callWithFreshToken(installRowId, call, options);
+  } catch (error) {
+    // contract §7: NEEDS_REAUTH flags the install, whichever call met it, and the app stops
+    // calling the API for it. Other 403s are the caller's business (e.g. a scope not granted).
+    if (error instanceof PartnerApiError && error.kind === "needs_reauth" && !options.probeFlagged) {
+      await flagNeedsReauth(installRowId, error.detail.reauthUrl ?? null, "api");
+    }
+    throw error;
+  }
+}
+
+async function callWithFreshToken<T>(installRowId: string, call: (accessToken: string) => Promise<T>, options: AccessOptions): Promise<T> {
+  const grant = await usableGrant(installRowId, options);
   const refreshAt = grant.expiresAt.getTime() - EXPIRY_MARGIN_MS - randomInt(EXPIRY_JITTER_MS);
   const token = grant.refreshStartedAt || Date.now() >= refreshAt ? await refreshInstallTokens(installRowId, grant.version) : grant;
   try {
@@ -45,7 +66,7 @@ export async function withAccessToken<T>(installRowId: string, call: (accessToke
   }
 
   // A 401 (contract §7: expired or revoked). Re-read first: if the grant moved on, use the new token.
-  const reread = await usableGrant(installRowId);
+  const reread = await usableGrant(installRowId, options);
   const next = reread.version !== token.version ? reread : await refreshInstallTokens(installRowId, token.version);
   try {
     return await call(next.accessToken);

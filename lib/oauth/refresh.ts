@@ -57,6 +57,11 @@ export function refreshInstallTokens(installRowId: string, observedVersion: numb
   return refresh;
 }
 
+/**
+ * Why the app must not use the install's token for an API call, or null when it may. A flagged
+ * install's token is still valid and is kept fresh (keep-alive), but only the probe that checks
+ * whether the operator re-consented may use it (lib/installs/reauth.ts).
+ */
 export function noUsableTokenReason(status: InstallStatus): NoUsableTokenError["reason"] | null {
   switch (status) {
     case "ACTIVE":
@@ -108,8 +113,9 @@ async function refreshHoldingLock(installRowId: string, observedVersion: number)
   await assertTokenCircuitClosed();
   const grant = await readGrantForUse(db(), installRowId);
   if (!grant) throw new NoUsableTokenError("no_grant");
+  // A flagged install's chain is kept alive too: the operator may take weeks to re-consent.
   const unusable = noUsableTokenReason(grant.installStatus);
-  if (unusable) throw new NoUsableTokenError(unusable);
+  if (unusable && unusable !== "needs_reauth") throw new NoUsableTokenError(unusable);
 
   if (grant.refreshStartedAt) {
     await settleUnknownRefresh(installRowId, grant);

@@ -6,9 +6,11 @@ import { env } from "@/lib/env";
 import { logger } from "@/lib/log";
 import {
   ApiErrorBodySchema,
+  ChargePageSchema,
   ChargePointPageSchema,
   ConsumerSchema,
   NeedsReauthBodySchema,
+  type ChargePage,
   type ChargePointPage,
   type Consumer,
 } from "./schemas";
@@ -127,4 +129,9 @@ export function fetchConsumer(accessToken: string): Promise<Consumer> {
 /** `GET /charge-points` with `page` (from 0) and `perPage` (1 to 100, public-facts.md). */
 export function fetchChargePoints(accessToken: string, page: { page: number; perPage: number }): Promise<ChargePointPage> {
   return getJson(accessToken, "/charge-points", page, ChargePointPageSchema);
+}
+
+/** `GET /charges` (scope charge-transactions:read, public-facts.md), one page. */
+export function fetchCharges(accessToken: string, page: { page: number; perPage: number }): Promise<ChargePage> {
+  return getJson(accessToken, "/charges", page, ChargePageSchema);
 }

@@ -68,3 +68,20 @@ export const NeedsReauthBodySchema = z.object({
   message: z.string().optional(),
   context: z.object({ install_id: z.number().int(), reauth_url: z.url() }),
 });
+
+/** public-facts.md "Charge"; listing charges is what `charge-transactions:read` grants. */
+export const ChargeSchema = z.object({
+  id: IdSchema,
+  chargePointId: IdSchema.nullish(),
+  state: z.string().nullish(),
+  type: z.string().nullish(),
+  consumedKwh: z.number().nullish(),
+  startedAt: z.string().nullish(),
+  stoppedAt: z.string().nullish(),
+  cost: z.number().nullish(),
+  currency: z.object({ identifier: z.string().nullish(), decimals: z.number().int().nullish() }).partial().nullish(),
+});
+export type Charge = z.infer<typeof ChargeSchema>;
+
+export const ChargePageSchema = listEnvelopeSchema(ChargeSchema);
+export type ChargePage = z.infer<typeof ChargePageSchema>;

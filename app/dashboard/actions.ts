@@ -1,0 +1,13 @@
+"use server";
+// Server actions of the operator dashboard. Each is a public endpoint: it checks its caller first.
+import { redirect } from "next/navigation";
+import { currentOperator } from "@/lib/auth/operator-session";
+import { recordReauthRequested } from "@/lib/installs/reauth";
+
+/** The banner's "Review and approve": note that the operator is leaving to re-consent, then go. */
+export async function startReauthorizationAction(): Promise<void> {
+  const operator = await currentOperator();
+  if (!operator) redirect("/dashboard");
+  const reauthUrl = await recordReauthRequested(operator.installRowId);
+  redirect(reauthUrl ?? "/dashboard");
+}

@@ -1,0 +1,60 @@
+// NEEDS_REAUTH end to end (contract §3, §7): the app owner widens the app's scopes in the
+// service's console → the operator's dashboard shows a banner and the app stops calling the API
+// for that install → the operator re-authorizes → back in the app, the banner is gone and data shows.
+import { expect, test } from "@playwright/test";
+import { closeSql, control, resetWorld, sandboxEvents, sql, stack } from "../helpers/stack";
+
+test.beforeEach(resetWorld);
+test.afterAll(closeSql);
+
+test("widen the scopes → banner, no API calls while flagged → re-authorize → banner gone, data shows", async ({ page }) => {
+  const { operators } = await control<{ operators: { id: number; name: string }[] }>("GET", "/operators");
+  const operator = operators[0]!;
+  await page.goto(`${stack.sandboxUrl}/portal`);
+  await page.getByRole("link", { name: operator.name }).click();
+  await page.getByRole("button", { name: "Connect" }).click();
+  await page.getByRole("button", { name: "Approve" }).click();
+  await expect(page).toHaveURL(`${stack.appUrl}/dashboard`);
+  await expect(page.getByTestId("charge-points").getByRole("row").first()).toBeVisible();
+  const installId = (await control<{ installs: { install_id: number }[] }>("GET", "/installs")).installs[0]!.install_id;
+
+  // The app owner widens the scopes in the service's console.
+  await page.goto(`${stack.sandboxUrl}/console`);
+  await page.getByRole("checkbox", { name: "teams:write" }).check();
+  await page.getByRole("button", { name: "Save scopes" }).click();
+  expect((await control<{ installs: { needs_reauth: boolean }[] }>("GET", "/installs")).installs[0]!.needs_reauth).toBe(true);
+
+  // The next API call meets 403 NEEDS_REAUTH: the dashboard shows the banner at once.
+  await page.goto(`${stack.appUrl}/dashboard`);
+  await expect(page.getByTestId("reauth-banner").first()).toBeVisible();
+  await page.reload();
+  await expect(page.getByTestId("install-status")).toHaveText("Re-authorization needed");
+  await expect(page.getByTestId("reauth-banner")).toBeVisible();
+  await expect(page.getByTestId("charge-points")).toHaveCount(0);
+  await page.screenshot({ path: `${process.env.TEST_DATA_DIR ?? ".data/test"}/screenshots/reauth-banner.png`, fullPage: true });
+
+  // While flagged, page views and jobs make no API call for the install.
+  const apiCalls = async () => (await sandboxEvents("api")).filter((e) => e.detail.install_id === installId).length;
+  const before = await apiCalls();
+  for (let i = 0; i < 3; i++) await page.reload();
+  await fetch(`${stack.appUrl}/api/cron/reconcile`, { method: "POST", headers: { Authorization: `Bearer ${process.env.CRON_SECRET}` } });
+  expect(await apiCalls()).toBe(before);
+
+  // Re-authorize: the service's page lists the exact new scopes, offline_access included.
+  await page.getByRole("button", { name: "Review and approve" }).click();
+  await expect(page.getByRole("listitem").filter({ hasText: /^teams:write$/ })).toBeVisible();
+  await expect(page.getByRole("listitem").filter({ hasText: /^offline_access$/ })).toBeVisible();
+  await page.getByRole("button", { name: "Approve" }).click();
+
+  // Back in the app: one probe sees the API answering again and clears the flag.
+  await expect(page).toHaveURL(`${stack.appUrl}/dashboard`);
+  await expect(page.getByTestId("reauth-banner")).toHaveCount(0);
+  await expect(page.getByTestId("install-status")).toHaveText("Connected");
+  await expect(page.getByTestId("charge-points").getByRole("row").first()).toBeVisible();
+  const [install] = await sql<{ status: string; granted_scopes: string[]; reauth_url: string | null }>(
+    "SELECT status, granted_scopes, reauth_url FROM installs WHERE install_id = $1",
+    [installId],
+  );
+  expect(install).toMatchObject({ status: "ACTIVE", reauth_url: null });
+  expect(install!.granted_scopes).toContain("teams:write");
+});

@@ -1,0 +1,99 @@
+// NEEDS_REAUTH against the running app and sandbox (contract §3, §7): what flags an install, what
+// does not, and that a flagged install is left alone while others carry on.
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { resultOf, runAppWorker } from "../helpers/app-process";
+import { closeSql, control, installViaPortal, resetWorld, sandboxEvents, sql, stack, tokenCalls } from "../helpers/stack";
+
+beforeEach(resetWorld);
+afterAll(closeSql);
+
+const BASE_SCOPES = ["charge-points:read", "charge-transactions:read"];
+
+async function dashboard(sessionCookie: string) {
+  const response = await fetch(`${stack.appUrl}/dashboard`, { headers: { cookie: sessionCookie } });
+  return { status: response.status, html: await response.text() };
+}
+async function status(installId: number) {
+  return (await sql<{ status: string }>("SELECT status FROM installs WHERE install_id = $1", [installId]))[0]?.status;
+}
+async function apiCalls(installId: number) {
+  return (await sandboxEvents("api")).filter((e) => e.detail.install_id === installId);
+}
+async function setScopes(scopes: string[]) {
+  return control<{ widened: boolean; flagged_install_ids: number[] }>("POST", "/app/scopes", { scopes });
+}
+function sweep() {
+  return fetch(`${stack.appUrl}/api/cron/reconcile`, { method: "POST", headers: { Authorization: `Bearer ${process.env.CRON_SECRET}` } }).then((r) => r.json());
+}
+
+describe("what flags an install", () => {
+  it("narrowing the scopes triggers nothing", async () => {
+    const install = await installViaPortal(1001);
+    const change = await setScopes(["charge-points:read"]);
+    expect(change).toMatchObject({ widened: false, flagged_install_ids: [] });
+    const page = await dashboard(install.sessionCookie);
+    expect(page.status).toBe(200);
+    expect(page.html).toContain('data-testid="charge-points"');
+    expect(await status(install.installId)).toBe("ACTIVE");
+  });
+
+  it("a plain 403 (a scope the service did not grant) does not flag the install", async () => {
+    await setScopes(["charge-points:read"]);
+    const install = await installViaPortal(1001);
+    // The app believes it may read charges; the service says 403 ACCESS_FORBIDDEN.
+    await sql("UPDATE installs SET granted_scopes = array_append(granted_scopes, 'charge-transactions:read') WHERE install_id = $1", [install.installId]);
+    const page = await dashboard(install.sessionCookie);
+    expect(page.html).toContain('data-reason="not_granted"');
+    expect(page.html).toContain('data-testid="charge-points"'); // the rest of the page works
+    const forbidden = (await apiCalls(install.installId)).filter((e) => e.detail.error_code === "ACCESS_FORBIDDEN");
+    expect(forbidden.length).toBeGreaterThan(0);
+    expect(await status(install.installId)).toBe("ACTIVE");
+    expect(await sql("SELECT id FROM install_events WHERE to_status = 'NEEDS_REAUTH'")).toEqual([]);
+  });
+
+  it("a scope the operator never granted is not requested at all", async () => {
+    await setScopes(["charge-points:read"]);
+    const install = await installViaPortal(1001);
+    const page = await dashboard(install.sessionCookie);
+    expect(page.html).toContain('data-reason="not_granted"');
+    const paths = (await apiCalls(install.installId)).map((e) => String(e.detail.path));
+    expect(paths.some((p) => p.startsWith("/api/v1/charge-points"))).toBe(true);
+    expect(paths.filter((p) => p.startsWith("/api/v1/charges"))).toEqual([]);
+  });
+});
+
+describe("one install flagged, another not", () => {
+  it("the flagged one is not called by pages, sweeps or jobs; the other keeps working; keep-alive still refreshes the flagged one", async () => {
+    const flagged = await installViaPortal(1001);
+    expect((await setScopes([...BASE_SCOPES, "teams:write"])).flagged_install_ids).toEqual([flagged.installId]);
+    const other = await installViaPortal(1002); // consented to the widened scopes: not flagged
+
+    // The first call after the widening meets NEEDS_REAUTH and flags the install.
+    expect((await dashboard(flagged.sessionCookie)).html).toContain('data-testid="reauth-banner"');
+    expect(await status(flagged.installId)).toBe("NEEDS_REAUTH");
+    const [row] = await sql<{ reauth_url: string }>("SELECT reauth_url FROM installs WHERE install_id = $1", [flagged.installId]);
+    expect(row!.reauth_url).toMatch(new RegExp(`/portal/reauth/${flagged.installId}$`));
+    const callsWhenFlagged = (await apiCalls(flagged.installId)).length;
+
+    // Page views, a sweep: nothing for the flagged install; the other is checked and works.
+    await dashboard(flagged.sessionCookie);
+    await dashboard(flagged.sessionCookie);
+    await sql("UPDATE installs SET last_reconciled_at = NULL"); // make every install due for the sweep
+    const swept = (await sweep()) as { ran: boolean; result: { checked: number; live: number } };
+    expect(swept).toMatchObject({ ran: true, result: { checked: 1, live: 1 } });
+    expect((await dashboard(other.sessionCookie)).html).toContain('data-testid="charge-points"');
+    expect((await apiCalls(flagged.installId)).length).toBe(callsWhenFlagged);
+    expect((await apiCalls(other.installId)).length).toBeGreaterThan(0);
+    expect(await status(other.installId)).toBe("ACTIVE");
+
+    // Keep-alive refreshes the flagged install's tokens (a token-endpoint call, not an API call),
+    // so its chain survives a long wait for the operator.
+    const [flaggedRow] = await sql<{ id: string }>("SELECT id FROM installs WHERE install_id = $1", [flagged.installId]);
+    await sql("UPDATE token_grants SET refresh_token_expires_at = now() + interval '1 day' WHERE install_row_id = $1", [flaggedRow!.id]);
+    const keepAlive = resultOf<{ ran: boolean; result: { refreshed: number } }>(await runAppWorker(["keep-alive"]));
+    expect(keepAlive).toMatchObject({ ran: true, result: { refreshed: 1 } });
+    expect((await tokenCalls(flagged.installId)).refresh_token).toBe(1);
+    expect((await apiCalls(flagged.installId)).length).toBe(callsWhenFlagged);
+    expect(await status(flagged.installId)).toBe("NEEDS_REAUTH");
+  });
+});

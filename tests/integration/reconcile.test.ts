@@ -1,0 +1,72 @@
+// Webhooks are only an accelerator (contract §6): what the app does when one never arrives, and the
+// lifecycle events the sandbox sends for real (install.revoked, install.config.updated, replays).
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { closeSql, control, installViaPortal, resetWorld, sandboxEvents, sql, stack } from "../helpers/stack";
+
+beforeEach(resetWorld);
+afterAll(closeSql);
+
+function cron(job: "reconcile" | "keep-alive", authorization?: string) {
+  return fetch(`${stack.appUrl}/api/cron/${job}`, {
+    method: "POST",
+    headers: authorization === undefined ? {} : { Authorization: authorization },
+  });
+}
+async function status(installId: number) {
+  return (await sql<{ status: string }>("SELECT status FROM installs WHERE install_id = $1", [installId]))[0]?.status;
+}
+
+describe("cron routes", () => {
+  it("refuse callers without the scheduler's secret", async () => {
+    expect((await cron("reconcile")).status).toBe(401);
+    expect((await cron("reconcile", "Bearer wrong")).status).toBe(401);
+    expect((await cron("keep-alive", `Basic ${process.env.CRON_SECRET}`)).status).toBe(401);
+    const ok = await cron("keep-alive", `Bearer ${process.env.CRON_SECRET}`);
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toMatchObject({ ran: true, result: { due: 0 } });
+  });
+});
+
+describe("a dropped install.revoked", () => {
+  it("is caught by the next reconcile sweep; a replay of it then marks the install revoked", async () => {
+    const install = await installViaPortal(1001);
+    const other = await installViaPortal(1002);
+    await control("POST", "/webhook-modes", { type: "install.revoked", mode: "drop", count: 1 });
+    await control("POST", `/installs/${install.installId}/revoke`);
+    expect(await status(install.installId)).toBe("ACTIVE"); // the app was not told
+
+    await sql("UPDATE installs SET last_reconciled_at = NULL");
+    const sweep = await cron("reconcile", `Bearer ${process.env.CRON_SECRET}`);
+    expect(await sweep.json()).toMatchObject({ ran: true, result: { checked: 2, live: 1, unusable: 1 } });
+    // A 401 and a failed refresh: the app cannot tell an uninstall from a revoked chain
+    // (docs/spec-gaps.md A19) and stops using the install either way.
+    expect(await status(install.installId)).toBe("REINSTALL_NEEDED");
+    expect(await status(other.installId)).toBe("ACTIVE");
+    const callsAfterSweep = (await sandboxEvents("api")).filter((e) => e.detail.install_id === install.installId).length;
+    await sql("UPDATE installs SET last_reconciled_at = NULL");
+    await cron("reconcile", `Bearer ${process.env.CRON_SECRET}`);
+    expect((await sandboxEvents("api")).filter((e) => e.detail.install_id === install.installId).length).toBe(callsAfterSweep);
+
+    // The service operator replays the dropped delivery on request (contract §5.7).
+    const { deliveries } = await control<{ deliveries: { detail: { delivery_id: string; mode: string | null } }[] }>(
+      "GET",
+      `/deliveries?install_id=${install.installId}&event_type=install.revoked`,
+    );
+    expect(deliveries.map((d) => d.detail.mode)).toEqual(["drop"]);
+    await control("POST", `/deliveries/${deliveries[0]!.detail.delivery_id}/replay`);
+    expect(await status(install.installId)).toBe("REVOKED");
+    expect(await sql("SELECT g.id FROM token_grants g JOIN installs i ON i.id = g.install_row_id WHERE i.install_id = $1", [install.installId])).toEqual([]);
+  });
+});
+
+describe("install.config.updated", () => {
+  it("stores the operator's configuration and shows it on the dashboard", async () => {
+    const install = await installViaPortal(1001);
+    await control("POST", `/installs/${install.installId}/config`, { currency: "NOK", syncCharges: false });
+    const [row] = await sql<{ config: Record<string, unknown> }>("SELECT config FROM installs WHERE install_id = $1", [install.installId]);
+    expect(row!.config).toMatchObject({ currency: "NOK", syncCharges: false });
+    const page = await (await fetch(`${stack.appUrl}/dashboard`, { headers: { cookie: install.sessionCookie } })).text();
+    expect(page).toContain('data-testid="install-config"');
+    expect(page).toContain("NOK");
+  });
+});

@@ -30,8 +30,9 @@ export function canTransition(from: InstallStatus, to: InstallStatus): boolean {
 /**
  * Moves an install to `to` if that move is allowed from its current status, and returns whether
  * it moved. The status is re-read under a row lock inside the caller's transaction, so two writers
- * cannot both apply a move computed from a stale read; and a fact older than the current status
- * (`occurredAt` before the last change, e.g. a late webhook) never overwrites it.
+ * cannot both apply a move computed from a stale read. Old news cannot undo newer state: REVOKED is
+ * final, a late install.created finds its install already recorded (lib/installs/register.ts), and
+ * configuration updates are ordered by their signed delivered_at (install-config-updated.ts).
  */
 export async function transitionInstall(
   tx: Tx,
@@ -39,12 +40,10 @@ export async function transitionInstall(
   to: InstallStatus,
   cause: TransitionCause,
   detail?: string,
-  occurredAt?: Date,
 ): Promise<boolean> {
-  const [row] = await tx.$queryRaw<{ status: InstallStatus; status_changed_at: Date }[]>`
-    SELECT status, status_changed_at FROM installs WHERE id = ${installRowId}::uuid FOR UPDATE`;
+  const [row] = await tx.$queryRaw<{ status: InstallStatus }[]>`
+    SELECT status FROM installs WHERE id = ${installRowId}::uuid FOR UPDATE`;
   if (!row || !canTransition(row.status, to)) return false;
-  if (occurredAt && occurredAt < row.status_changed_at) return false;
   const now = new Date();
   await tx.install.update({
     where: { id: installRowId },

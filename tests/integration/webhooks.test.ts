@@ -112,4 +112,36 @@ describe("POST /api/webhooks", () => {
     expect((await deliver("", {}, "GET")).status).toBe(405);
     expect((await deliver("{}", {}, "PUT")).status).toBe(405);
   });
+
+  it("install.revoked before install.created: the install ends revoked, and stays so", async () => {
+    const revoked = JSON.stringify(envelope({ type: "install.revoked" }));
+    const created = JSON.stringify(envelope());
+    expect((await deliver(revoked, { [HEADER]: sign(revoked) })).status).toBe(200);
+    expect((await deliver(created, { [HEADER]: sign(created) })).status).toBe(200);
+    expect(await sql("SELECT install_id, status FROM installs")).toEqual([{ install_id: 9001, status: "REVOKED" }]);
+  });
+
+  it("install.revoked twice is harmless", async () => {
+    const created = JSON.stringify(envelope());
+    await deliver(created, { [HEADER]: sign(created) });
+    for (let i = 0; i < 2; i++) {
+      const revoked = JSON.stringify(envelope({ type: "install.revoked" }));
+      expect((await deliver(revoked, { [HEADER]: sign(revoked) })).status).toBe(200);
+    }
+    expect(await sql("SELECT status FROM installs")).toEqual([{ status: "REVOKED" }]);
+    expect(await sql("SELECT to_status FROM install_events ORDER BY occurred_at")).toEqual([{ to_status: "ACTIVE" }, { to_status: "REVOKED" }]);
+  });
+
+  it("a re-install supersedes the old install; a late install.revoked for the old one leaves the new one alone", async () => {
+    for (const installId of [9001, 9002]) {
+      const body = JSON.stringify(envelope({ data: { install_id: installId, operator_id: 1002, slug: "harbor-ev" } }));
+      expect((await deliver(body, { [HEADER]: sign(body) })).status).toBe(200);
+    }
+    const late = JSON.stringify(envelope({ type: "install.revoked", data: { install_id: 9001, operator_id: 1002 } }));
+    expect((await deliver(late, { [HEADER]: sign(late) })).status).toBe(200);
+    expect(await sql("SELECT install_id, status FROM installs ORDER BY install_id")).toEqual([
+      { install_id: 9001, status: "REVOKED" },
+      { install_id: 9002, status: "ACTIVE" },
+    ]);
+  });
 });

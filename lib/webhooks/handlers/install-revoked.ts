@@ -23,8 +23,8 @@ export async function handleInstallRevoked(tx: Tx, envelope: WebhookEnvelope): P
 
   const existing = await tx.install.findUnique({ where: { installId }, select: { id: true } });
   const row = existing ?? (await recordInstall(tx, { installId, operatorId, clientId: env().OAUTH_CLIENT_ID, slug }, "webhook"));
-  // No `occurredAt` guard: a revocation at the service is final, so however late it arrives, it
-  // is newer than anything the app believes about this install_id.
+  // A revocation at the service is final, so however late it arrives, it is newer than anything
+  // the app believes about this install_id.
   const moved = await transitionInstall(tx, row.id, "REVOKED", "webhook", "install.revoked");
   return { detail: moved ? `install ${installId} revoked` : `install ${installId} already revoked` };
 }

@@ -1,7 +1,7 @@
 // npm run dev: everything a developer needs, from a fresh clone, in one command.
 //   - writes .env with fresh random secrets on the first run (the app and the sandbox share it);
 //   - starts PostgreSQL (embedded, unless DATABASE_URL is set) and applies the migrations;
-//   - starts the sandbox (the local stand-in for the service) and the app (`next dev`);
+//   - starts the sandbox (the local stand-in for the service), the app (`next dev`) and the job worker;
 //   - prints where to go.
 import { ensureLocalEnvFile } from "./lib/local-env";
 import { stopAll } from "./lib/processes";
@@ -23,6 +23,7 @@ const stack = await startStack({
   databasePort: 54320,
   fresh: false,
   appMode: "dev",
+  worker: { intervalSeconds: 15 * 60 },
 }).catch((error: unknown) => {
   console.error(`[dev] could not start: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
@@ -32,6 +33,7 @@ console.log(`
   Ready.
     Operator portal (sandbox):  ${stack.env.OPERATOR_PORTAL_URL}
     Partner app:                ${stack.env.APP_URL}
+    Staff console:              ${stack.env.APP_URL}/admin  ${stack.env.STAFF_DEV_EMAIL ? `(${stack.env.STAFF_DEV_EMAIL} / ${stack.env.STAFF_DEV_PASSWORD})` : "(add STAFF_USERS to .env: npm run staff:password)"}
     Database:                   ${stack.usingEmbeddedDatabase ? "embedded PostgreSQL (.data/dev/postgres)" : "DATABASE_URL"}
 
   Open the portal, pick an operator, Connect the app and approve: you land on the app's dashboard.

@@ -6,12 +6,14 @@ declare module "next-auth" {
   interface Session {
     /** Present for an operator who arrived through the redirect_uri: bound to one install. */
     operator?: { installRowId: string; operatorId: string };
+    /** Present for the partner's staff, signed in to the console (/admin). */
+    staff?: { email: string };
   }
 }
 
 declare module "next-auth/jwt" {
   interface JWT {
-    kind?: "operator";
+    kind?: "operator" | "staff";
     installRowId?: string;
     operatorId?: string;
   }

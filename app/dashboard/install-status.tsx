@@ -81,9 +81,9 @@ function InstallConfiguration({ config }: { config: unknown }) {
 export function ReauthorizeBanner({ reauthUrl }: { reauthUrl: string | null }) {
   return (
     <div className="mt-4 rounded-md border border-amber-300 bg-amber-50 p-4" role="status" data-testid="reauth-banner">
-      <h2 className="font-semibold text-amber-900">Please approve the app's new access</h2>
+      <h2 className="font-semibold text-amber-900">Please approve the app&rsquo;s new access</h2>
       <p className="mt-1 text-sm text-amber-900">
-        The app's provider has changed what the app needs to read. Until you approve the new access, the app has stopped reading
+        The app&rsquo;s provider has changed what the app needs to read. Until you approve the new access, the app has stopped reading
         your data, and nothing here is updated. Your existing data and settings are kept.
       </p>
       {reauthUrl ? (

@@ -1,25 +1,80 @@
-// next-auth configuration. Operators never type a password here: the service authenticated them
-// and the redirect_uri callback proves it, so an operator session is issued by the callback
-// (lib/auth/operator-session.ts) as a next-auth JWT session bound to one install.
+// next-auth configuration. Two kinds of people hold a session, both as a next-auth JWT:
+//
+// - Operators never type a password here: the service authenticated them and the redirect_uri
+//   callback proves it, so an operator session is issued by the callback
+//   (lib/auth/operator-session.ts), bound to one install. token.kind === "operator".
+// - The partner's own staff sign in to the console (/admin) with the "staff" Credentials provider
+//   below (lib/auth/staff.ts). token.kind === "staff".
+//
+// Both live in next-auth's one session cookie, so one browser holds one or the other: signing in
+// as staff replaces an operator session in that browser, and completing an install replaces a
+// staff session. Each page checks the kind it needs (currentOperator, requireStaff).
 import "server-only";
 import type { NextAuthOptions } from "next-auth";
+import CredentialsProvider from "next-auth/providers/credentials";
 import { env } from "@/lib/env";
+import { logger } from "@/lib/log";
+import { authenticateStaff, staffAccountsFrom } from "./staff-accounts";
 
-/** How long an operator stays signed in to the app without coming back through the portal. */
+/** How long a session lasts (operators without coming back through the portal; staff without signing in again). */
 export const OPERATOR_SESSION_MAX_AGE_SECONDS = 8 * 60 * 60;
+
+/** The console's sign-in page; next-auth sends its own sign-in and error redirects there too. */
+export const STAFF_SIGN_IN_PATH = "/admin/sign-in";
 
 export function authOptions(): NextAuthOptions {
   return {
     secret: env().NEXTAUTH_SECRET,
     session: { strategy: "jwt", maxAge: OPERATOR_SESSION_MAX_AGE_SECONDS },
-    // No sign-in providers for operators: contract §1.3, the app's only inbound surface for the
-    // install flow is its redirect_uri. (The partner's staff console adds its own provider.)
-    providers: [],
-    pages: { signIn: "/" },
+    // No sign-in provider for operators: contract §1.3, the app's only inbound surface for the
+    // install flow is its redirect_uri. The one provider is for the partner's staff.
+    //
+    // Using your own identity provider for staff (Google Workspace, Okta, Entra ID, ...): replace
+    // this Credentials provider with next-auth's provider for it, keep `id: "staff"` (or update
+    // the sign-in form in app/admin/sign-in/sign-in-form.tsx), and in callbacks.jwt accept only
+    // your organisation's accounts. lib/auth/staff-accounts.ts and STAFF_USERS then go away.
+    providers: [
+      CredentialsProvider({
+        id: "staff",
+        name: "Staff",
+        credentials: {
+          email: { label: "Email", type: "email" },
+          password: { label: "Password", type: "password" },
+        },
+        async authorize(credentials) {
+          try {
+            const staff = await authenticateStaff(credentials, staffAccountsFrom(env().STAFF_USERS));
+            if (!staff) {
+              logger.warn({ email: typeof credentials?.email === "string" ? credentials.email.slice(0, 254) : undefined }, "staff sign-in refused");
+              return null;
+            }
+            logger.info({ email: staff.email }, "staff signed in");
+            return { id: `staff:${staff.email}`, email: staff.email };
+          } catch (error) {
+            // A malformed STAFF_USERS. Logged for the partner; the person signing in sees the usual
+            // failure (next-auth would put a thrown message into the redirect URL).
+            logger.error({ err: error }, "staff sign-in impossible: STAFF_USERS is invalid");
+            return null;
+          }
+        },
+      }),
+    ],
+    pages: { signIn: STAFF_SIGN_IN_PATH, error: STAFF_SIGN_IN_PATH },
     callbacks: {
+      jwt({ token, user, account }) {
+        // On sign-in only (`account` is present just then); afterwards the token passes unchanged.
+        // The operator token is encoded by operator-session.ts and never comes through here on issue.
+        if (account?.provider === "staff" && user.email) {
+          return { sub: user.id, kind: "staff", email: user.email };
+        }
+        return token;
+      },
       session({ session, token }) {
         if (token.kind === "operator" && typeof token.installRowId === "string" && typeof token.operatorId === "string") {
           session.operator = { installRowId: token.installRowId, operatorId: token.operatorId };
+        }
+        if (token.kind === "staff" && typeof token.email === "string") {
+          session.staff = { email: token.email };
         }
         return session;
       },

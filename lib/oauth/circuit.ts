@@ -25,6 +25,18 @@ function secretFingerprint(): string {
   return createHash("sha256").update(`${OAUTH_CLIENT_ID}\n${OAUTH_CLIENT_SECRET}`).digest("hex");
 }
 
+export type TokenCircuitState = { open: false } | { open: true; reason: string | null; openedAt: Date | null };
+
+/**
+ * The circuit as it applies to the configured credentials: a circuit opened with another secret
+ * no longer applies (the next token request closes it).
+ */
+export async function readTokenCircuit(): Promise<TokenCircuitState> {
+  const health = await db().oAuthClientHealth.findUnique({ where: { clientId: env().OAUTH_CLIENT_ID } });
+  if (!health?.circuitOpen || health.secretFingerprint !== secretFingerprint()) return { open: false };
+  return { open: true, reason: health.reason, openedAt: health.openedAt };
+}
+
 /** Throws TokenCircuitOpenError while the circuit is open for the configured credentials. */
 export async function assertTokenCircuitClosed(): Promise<void> {
   const clientId = env().OAUTH_CLIENT_ID;

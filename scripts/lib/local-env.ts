@@ -6,6 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { parseEnv } from "node:util";
+import { hashPassword } from "../../lib/auth/password";
 
 export type Ports = { app: number; sandbox: number };
 
@@ -13,6 +14,8 @@ const random = (bytes: number) => randomBytes(bytes).toString("base64url");
 
 /** Everything the app and the sandbox need, for the given ports, with new random secrets. */
 export function generateLocalEnv(ports: Ports): Record<string, string> {
+  const staffEmail = "staff@example.com";
+  const staffPassword = random(18);
   const appUrl = `http://localhost:${ports.app}`;
   const sandboxUrl = `http://localhost:${ports.sandbox}`;
   return {
@@ -30,6 +33,12 @@ export function generateLocalEnv(ports: Ports): Record<string, string> {
     APP_NAME: "Partner App",
     OPERATOR_PORTAL_URL: `${sandboxUrl}/portal`,
     TOKEN_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString("base64")}`,
+    STAFF_USERS: `${staffEmail}=${hashPassword(staffPassword)}`,
+    // The same staff login in clear text, for `npm run dev` to print and for the tests to sign in
+    // with. The app never reads these two; it knows only the hash in STAFF_USERS.
+    STAFF_DEV_EMAIL: staffEmail,
+    STAFF_DEV_PASSWORD: staffPassword,
+    CRON_SECRET: random(32),
     SANDBOX_PORT: String(ports.sandbox),
     SANDBOX_URL: sandboxUrl,
   };

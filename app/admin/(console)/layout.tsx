@@ -1,0 +1,31 @@
+// The staff console's frame: a small nav and the signed-in staff member. `(console)` is a route
+// group: it adds no URL segment, it only keeps /admin/sign-in outside this layout.
+//
+// This layout checks the session too, but only to render the frame: a layout does not re-run on
+// every navigation, so each page (and each server action) calls requireStaff() itself.
+import Link from "next/link";
+import { requireStaff } from "@/lib/auth/staff";
+import { SignOutButton } from "../sign-out-button";
+
+export const dynamic = "force-dynamic";
+
+export default async function ConsoleLayout({ children }: { children: React.ReactNode }) {
+  const staff = await requireStaff();
+  return (
+    <div className="space-y-6">
+      <div className="flex flex-wrap items-center justify-between gap-3 border-b border-slate-200 pb-3">
+        <nav aria-label="Staff console" className="flex items-center gap-4 text-sm">
+          <span className="font-semibold text-slate-900">Staff console</span>
+          <Link href="/admin" className="text-brand-700 hover:underline">
+            Installs
+          </Link>
+        </nav>
+        <div className="flex items-center gap-3 text-sm text-slate-600">
+          <span data-testid="staff-email">{staff.email}</span>
+          <SignOutButton />
+        </div>
+      </div>
+      {children}
+    </div>
+  );
+}

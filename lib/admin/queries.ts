@@ -1,0 +1,135 @@
+// Reads for the staff console (/admin). Console pages call these; they never query the database
+// themselves, and they call requireStaff() before calling any of these.
+//
+// Every query names its columns (`select`). The token ciphertext columns are never among them: the
+// Prisma client leaves them out by default (lib/db/client.ts) and only lib/oauth/token-vault.ts asks
+// for them. Staff see when tokens expire, never the tokens.
+import "server-only";
+import { readTokenCircuit, type TokenCircuitState } from "@/lib/oauth/circuit";
+import { db } from "@/lib/db/client";
+import type { InstallStatus } from "@/lib/db/generated/enums";
+
+export const INSTALL_STATUSES = ["ACTIVE", "NEEDS_REAUTH", "REINSTALL_NEEDED", "REVOKED"] as const satisfies readonly InstallStatus[];
+
+/** The console lists at most this many installs, newest first; the counts still cover all of them. */
+export const INSTALL_LIST_LIMIT = 500;
+const EVENT_LIMIT = 200;
+const DELIVERY_LIMIT = 200;
+
+// What the console shows of a token grant: its timing, not its tokens.
+const grantTiming = {
+  accessTokenExpiresAt: true,
+  refreshTokenExpiresAt: true,
+  refreshStartedAt: true,
+  lastRefreshedAt: true,
+} as const;
+
+const installRow = {
+  id: true,
+  installId: true,
+  operatorId: true,
+  slug: true,
+  status: true,
+  grantedScopes: true,
+  createdAt: true,
+  grant: { select: grantTiming },
+} as const;
+
+export type GrantTiming = {
+  accessTokenExpiresAt: Date;
+  refreshTokenExpiresAt: Date | null;
+  /** Not null: a refresh was sent and its outcome never recorded (lib/oauth/refresh.ts). */
+  refreshStartedAt: Date | null;
+  lastRefreshedAt: Date | null;
+};
+
+export type InstallRow = {
+  id: string;
+  installId: number | null;
+  operatorId: string;
+  slug: string | null;
+  status: InstallStatus;
+  grantedScopes: string[];
+  createdAt: Date;
+  grant: GrantTiming | null;
+};
+
+export type InstallOverview = {
+  installs: InstallRow[];
+  /** How many installs are in each status, all of them (not only the listed ones). */
+  counts: Record<InstallStatus, number>;
+  total: number;
+  /** When this was read: the page compares expiry times with it. */
+  asOf: Date;
+};
+
+/** Every install, newest first (up to INSTALL_LIST_LIMIT), and how many are in each status. */
+export async function fetchInstallOverview(): Promise<InstallOverview> {
+  const [installs, groups] = await Promise.all([
+    db().install.findMany({ select: installRow, orderBy: [{ createdAt: "desc" }, { id: "asc" }], take: INSTALL_LIST_LIMIT }),
+    db().install.groupBy({ by: ["status"], _count: { _all: true } }),
+  ]);
+  const counts = Object.fromEntries(INSTALL_STATUSES.map((status) => [status, 0])) as Record<InstallStatus, number>;
+  for (const group of groups) counts[group.status] = group._count._all;
+  const total = Object.values(counts).reduce((sum, n) => sum + n, 0);
+  return { installs, counts, total, asOf: new Date() };
+}
+
+export type InstallDetail = InstallRow & {
+  clientId: string;
+  config: unknown;
+  reauthUrl: string | null;
+  statusChangedAt: Date;
+  revokedAt: Date | null;
+  updatedAt: Date;
+  grant: (GrantTiming & { scope: string; version: number }) | null;
+  events: { id: string; occurredAt: Date; fromStatus: InstallStatus | null; toStatus: InstallStatus; cause: string; detail: string | null }[];
+  /** Webhook deliveries that named this install's install_id, newest first (none while it is pending). */
+  deliveries: { id: string; receivedAt: Date; eventType: string | null; outcome: string; detail: string | null }[];
+  asOf: Date;
+};
+
+/** One install (by its row id) with its status history and its webhook deliveries, or null. */
+export async function fetchInstallDetail(installRowId: string): Promise<InstallDetail | null> {
+  const install = await db().install.findUnique({
+    where: { id: installRowId },
+    select: {
+      ...installRow,
+      clientId: true,
+      config: true,
+      reauthUrl: true,
+      statusChangedAt: true,
+      revokedAt: true,
+      updatedAt: true,
+      grant: { select: { ...grantTiming, scope: true, version: true } },
+      events: {
+        select: { id: true, occurredAt: true, fromStatus: true, toStatus: true, cause: true, detail: true },
+        orderBy: [{ occurredAt: "desc" }, { id: "asc" }],
+        take: EVENT_LIMIT,
+      },
+    },
+  });
+  if (!install) return null;
+  const deliveries =
+    install.installId === null
+      ? []
+      : await db().webhookDelivery.findMany({
+          where: { installId: install.installId },
+          // Not the payload: the outcome and its detail say what staff need.
+          select: { id: true, receivedAt: true, eventType: true, outcome: true, detail: true },
+          orderBy: [{ receivedAt: "desc" }, { id: "asc" }],
+          take: DELIVERY_LIMIT,
+        });
+  return { ...install, deliveries, asOf: new Date() };
+}
+
+export type TokenEndpointCircuit = TokenCircuitState;
+
+/**
+ * Whether token requests for this app's client_id are paused because the identity provider
+ * answered `invalid_client` (lib/oauth/circuit.ts keeps the circuit; a circuit opened with an
+ * older secret no longer counts).
+ */
+export function fetchTokenEndpointCircuit(): Promise<TokenEndpointCircuit> {
+  return readTokenCircuit();
+}

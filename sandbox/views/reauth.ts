@@ -1,8 +1,8 @@
 // The re-authorization page behind reauth_url (contract §3, §7): the operator sees the EXACT new scope list,
 // offline_access included, as on the consent page (one <li> per scope, text = the scope string), and grants or declines.
 import { html } from "hono/html";
-import { SCOPE_DESCRIPTIONS } from "../scopes.js";
 import { layout } from "./layout.js";
+import { decisionButtons, scopeList } from "./scope-list.js";
 
 export interface ReauthView {
   appName: string;
@@ -31,18 +31,9 @@ export function reauthPage(view: ReauthView): ReturnType<typeof layout> {
       ${view.droppedScopes.length > 0
         ? html`<p class="muted">No longer requested: ${view.droppedScopes.map((scope, i) => html`${i > 0 ? ", " : ""}<code>${scope}</code>`)}</p>`
         : ""}
-      <h2>It will be allowed to:</h2>
-      <ul class="scopes" aria-label="Requested scopes">
-        ${view.scopes.map((scope) => html`<li>${scope}</li>`)}
-      </ul>
-      <dl class="scope-help">
-        ${view.scopes.map((scope) => html`<dt>${scope}</dt><dd>${SCOPE_DESCRIPTIONS[scope] ?? "Access described by the service's scope documentation."}</dd>`)}
-      </dl>
+      ${scopeList(view.scopes)}
       <form method="post" action="/portal/reauth/${view.installId}">
-        <div class="row">
-          <button type="submit" name="decision" value="approve">Approve</button>
-          <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
-        </div>
+        ${decisionButtons()}
       </form>
       <p class="muted">Approving keeps the same install and the app's current tokens; you are then sent back to the app at
         <code>${view.returnUrl}</code>. Denying leaves the app unable to read your data and returns you to the catalogue.</p>

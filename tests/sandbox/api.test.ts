@@ -1,25 +1,18 @@
 // The partner API: introspection on every call, consumer status, re-authorization, scopes, pagination, rate limits.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import {
   CLIENT_ID,
   advanceClock,
   callApi,
   control,
   installAndRedeem,
+  resetSandbox,
+  setUpTestSandbox,
   startTestSandbox,
-  type TestEnv,
 } from "./helpers.js";
 
-let env: TestEnv;
-beforeAll(async () => {
-  env = await startTestSandbox();
-});
-afterAll(async () => {
-  await env.close();
-});
-beforeEach(async () => {
-  await control(env, "POST", "/reset");
-});
+const env = setUpTestSandbox();
+beforeEach(() => resetSandbox(env));
 
 interface ListBody<T> {
   data: T[];

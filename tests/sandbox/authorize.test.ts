@@ -1,5 +1,5 @@
 // The authorization endpoint, the portal and the consent page (contract §1–§3).
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import {
   CLIENT_ID,
   REDIRECT_URI,
@@ -9,22 +9,13 @@ import {
   locationOf,
   openConsent,
   postForm,
+  resetSandbox,
   scopeItemsFrom,
-  startTestSandbox,
-  type TestEnv,
+  setUpTestSandbox,
 } from "./helpers.js";
 
-let env: TestEnv;
-beforeAll(async () => {
-  env = await startTestSandbox();
-});
-afterAll(async () => {
-  await env.close();
-});
-beforeEach(async () => {
-  await control(env, "POST", "/reset");
-  env.webhooks.received.length = 0;
-});
+const env = setUpTestSandbox();
+beforeEach(() => resetSandbox(env, { webhooks: true }));
 
 interface InstallView {
   install_id: number;

@@ -1,5 +1,5 @@
 // The app's client at the identity provider: re-issue (rotates the secret), removal ("does not exist") and restore.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import {
   CLIENT_ID,
   CLIENT_SECRET,
@@ -13,23 +13,15 @@ import {
   postForm,
   redeemCode,
   refreshTokens,
-  startTestSandbox,
-  type TestEnv,
+  resetSandbox,
+  setUpTestSandbox,
 } from "./helpers.js";
 
 const INVALID_CLIENT = "Client authentication failed (e.g., unknown client, no client authentication included, or unsupported authentication method).";
 const DOES_NOT_EXIST = { error: "invalid_client", error_description: `${INVALID_CLIENT} The requested OAuth 2.0 Client does not exist.` };
 
-let env: TestEnv;
-beforeAll(async () => {
-  env = await startTestSandbox();
-});
-afterAll(async () => {
-  await env.close();
-});
-beforeEach(async () => {
-  await control(env, "POST", "/reset");
-});
+const env = setUpTestSandbox();
+beforeEach(() => resetSandbox(env));
 
 function refreshWith(refreshToken: string, secret: string): Promise<Response> {
   return postForm(`${env.url}/idp/oauth2/token`, { grant_type: "refresh_token", refresh_token: refreshToken, client_id: CLIENT_ID, client_secret: secret });

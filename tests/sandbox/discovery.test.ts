@@ -1,15 +1,9 @@
 // Discovery and the seed: what an app reads first, and the data it should end up showing.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { buildSeed } from "../../sandbox/seed.js";
-import { control, startTestSandbox, type TestEnv } from "./helpers.js";
+import { control, setUpTestSandbox } from "./helpers.js";
 
-let env: TestEnv;
-beforeAll(async () => {
-  env = await startTestSandbox();
-});
-afterAll(async () => {
-  await env.close();
-});
+const env = setUpTestSandbox();
 
 describe("discovery", () => {
   it("advertises the issuer and Hydra-style endpoints under /idp", async () => {

@@ -1,7 +1,7 @@
 // Fault injection at the token endpoint (POST/GET/DELETE /_sandbox/faults), for the app's tests of unknown refresh
 // outcomes: a 500 or a dropped connection before anything happened, a slow answer, and "answer-then-fail", where the
 // rotation IS committed but the client never sees the answer.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import {
   callApi,
   connectAndApprove,
@@ -11,22 +11,14 @@ import {
   installAndRedeem,
   redeemCode,
   refreshTokens,
-  startTestSandbox,
+  resetSandbox,
+  setUpTestSandbox,
   tokenStats,
-  type TestEnv,
   type TokenSet,
 } from "./helpers.js";
 
-let env: TestEnv;
-beforeAll(async () => {
-  env = await startTestSandbox();
-});
-afterAll(async () => {
-  await env.close();
-});
-beforeEach(async () => {
-  await control(env, "POST", "/reset");
-});
+const env = setUpTestSandbox();
+beforeEach(() => resetSandbox(env));
 
 const SERVER_ERROR = {
   error: "server_error",

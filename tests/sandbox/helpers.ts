@@ -6,6 +6,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
 import type { SandboxConfig } from "../../sandbox/config.js";
 import { startSandbox, type RunningSandbox } from "../../sandbox/server.js";
 
@@ -28,9 +29,12 @@ export interface WebhookReceiver {
   close(): Promise<void>;
 }
 
+/** How the fake receiver answers until a test says otherwise: 204 at once. */
+const DEFAULT_RESPONSE = { status: 204, delayMs: 0 } as const;
+
 export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const received: RecordedWebhook[] = [];
-  const respondWith = { status: 204, delayMs: 0 };
+  const respondWith = { ...DEFAULT_RESPONSE };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -68,9 +72,9 @@ export interface TestEnv {
   close(): Promise<void>;
 }
 
-export async function startTestSandbox(
-  overrides: Partial<Pick<SandboxConfig, "refreshDelayMs" | "rateLimit">> & { webhookTimeoutMs?: number; reauthReturnUrl?: string } = {},
-): Promise<TestEnv> {
+export type SandboxOverrides = Partial<Pick<SandboxConfig, "refreshDelayMs" | "rateLimit">> & { webhookTimeoutMs?: number; reauthReturnUrl?: string };
+
+export async function startTestSandbox(overrides: SandboxOverrides = {}): Promise<TestEnv> {
   const dataDir = await mkdtemp(path.join(tmpdir(), "volt-sandbox-test-"));
   const webhooks = await startWebhookReceiver();
   const config: SandboxConfig = {
@@ -111,6 +115,59 @@ export async function startTestSandbox(
   };
   env.url = env.running.url;
   return env;
+}
+
+/**
+ * Registers the vitest hooks that start a test sandbox and close it after, in the file or `describe` block it is called
+ * in: one sandbox for the whole block, or with `{ per: "test" }` a fresh one for every test. Returns a TestEnv that
+ * reads through to the sandbox the hooks started, so tests use it like one from startTestSandbox (only inside hooks
+ * and tests: before the sandbox has started, it throws).
+ */
+export function setUpTestSandbox(overrides: SandboxOverrides = {}, options: { per?: "block" | "test" } = {}): TestEnv {
+  let current: TestEnv | undefined;
+  const [before, after] = options.per === "test" ? [beforeEach, afterEach] : [beforeAll, afterAll];
+  before(async () => {
+    current = await startTestSandbox(overrides);
+  });
+  after(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  const env = (): TestEnv => {
+    if (!current) throw new Error("the test sandbox is not running: use it inside a hook or a test");
+    return current;
+  };
+  return {
+    get url() {
+      return env().url;
+    },
+    get config() {
+      return env().config;
+    },
+    get webhooks() {
+      return env().webhooks;
+    },
+    get running() {
+      return env().running;
+    },
+    get logs() {
+      return env().logs;
+    },
+    restart: () => env().restart(),
+    close: () => env().close(),
+  };
+}
+
+/**
+ * Puts a shared sandbox back to its start for the next test: POST /_sandbox/reset, and with `{ webhooks: true }` also
+ * empties the fake receiver and makes it answer 204 at once again.
+ */
+export async function resetSandbox(env: TestEnv, options: { webhooks?: boolean } = {}): Promise<void> {
+  await control(env, "POST", "/reset");
+  if (options.webhooks) {
+    env.webhooks.received.length = 0;
+    Object.assign(env.webhooks.respondWith, DEFAULT_RESPONSE);
+  }
 }
 
 export function locationOf(response: Response): string {

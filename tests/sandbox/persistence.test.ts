@@ -2,17 +2,11 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createSandbox } from "../../sandbox/server.js";
-import { CLIENT_SECRET, advanceClock, callApi, connectAndApprove, control, installAndRedeem, refreshTokens, startTestSandbox, type TestEnv } from "./helpers.js";
+import { CLIENT_SECRET, advanceClock, callApi, connectAndApprove, control, installAndRedeem, refreshTokens, setUpTestSandbox } from "./helpers.js";
 
-let env: TestEnv;
-beforeAll(async () => {
-  env = await startTestSandbox();
-});
-afterAll(async () => {
-  await env.close();
-});
+const env = setUpTestSandbox();
 
 describe("persistence", () => {
   it("keeps installs, tokens, the clock offset and the event log across a restart", async () => {

@@ -1,7 +1,7 @@
 // Issue 5, the sandbox side: the app-owner console changes the requested scopes; widening flags every active install
 // (403 NEEDS_REAUTH on every API call), narrowing triggers nothing; reauth_url leads to a consent page with the exact new
 // list; granting clears the flag and the existing tokens then carry the widened scopes.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import {
   REQUESTED_SCOPES,
   callApi,
@@ -12,22 +12,15 @@ import {
   openConsent,
   postForm,
   refreshTokens,
+  resetSandbox,
   scopeItemsFrom,
+  setUpTestSandbox,
   startTestSandbox,
-  type TestEnv,
   type TokenSet,
 } from "./helpers.js";
 
-let env: TestEnv;
-beforeAll(async () => {
-  env = await startTestSandbox();
-});
-afterAll(async () => {
-  await env.close();
-});
-beforeEach(async () => {
-  await control(env, "POST", "/reset");
-});
+const env = setUpTestSandbox();
+beforeEach(() => resetSandbox(env));
 
 const WIDER = [...REQUESTED_SCOPES, "teams:read"];
 

@@ -1,26 +1,18 @@
 // Refresh token rotation, reuse detection, concurrency and revocation (contract §3, public-facts "identity provider").
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import {
   advanceClock,
   callApi,
   control,
   installAndRedeem,
   refreshTokens,
-  startTestSandbox,
-  type TestEnv,
+  resetSandbox,
+  setUpTestSandbox,
   type TokenSet,
 } from "./helpers.js";
 
-let env: TestEnv;
-beforeAll(async () => {
-  env = await startTestSandbox();
-});
-afterAll(async () => {
-  await env.close();
-});
-beforeEach(async () => {
-  await control(env, "POST", "/reset");
-});
+const env = setUpTestSandbox();
+beforeEach(() => resetSandbox(env));
 
 async function errorOf(response: Response): Promise<{ status: number; error: string; error_description: string }> {
   const body = (await response.json()) as { error: string; error_description: string };
@@ -91,13 +83,7 @@ describe("refresh_token grant", () => {
 });
 
 describe("concurrent refreshes with the same token", () => {
-  let slow: TestEnv;
-  beforeEach(async () => {
-    slow = await startTestSandbox({ refreshDelayMs: 150 });
-  });
-  afterEach(async () => {
-    await slow.close();
-  });
+  const slow = setUpTestSandbox({ refreshDelayMs: 150 }, { per: "test" });
 
   it("one wins, the other gets invalid_request asking to retry; retrying with the same token then revokes the chain", async () => {
     const first = await installAndRedeem(slow, 1001);

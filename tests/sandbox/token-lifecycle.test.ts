@@ -2,7 +2,7 @@
 // that tests and benchmarks assert on ("exactly 1 refresh and 0 chain revocations").
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import {
   CLIENT_SECRET,
   advanceClock,
@@ -16,23 +16,15 @@ import {
   receivedEnvelopes,
   redeemCode,
   refreshTokens,
-  startTestSandbox,
+  resetSandbox,
+  setUpTestSandbox,
   tokenStats,
   type TestEnv,
   type TokenSet,
 } from "./helpers.js";
 
-let env: TestEnv;
-beforeAll(async () => {
-  env = await startTestSandbox();
-});
-afterAll(async () => {
-  await env.close();
-});
-beforeEach(async () => {
-  await control(env, "POST", "/reset");
-  env.webhooks.received.length = 0;
-});
+const env = setUpTestSandbox();
+beforeEach(() => resetSandbox(env, { webhooks: true }));
 
 async function refreshOk(e: TestEnv, refreshToken: string): Promise<TokenSet> {
   const response = await refreshTokens(e, refreshToken);
@@ -162,13 +154,7 @@ describe("GET /_sandbox/installs/:id/token-stats", () => {
 });
 
 describe("concurrent refreshes are counted as calls, not as refreshes or revocations", () => {
-  let slow: TestEnv;
-  beforeEach(async () => {
-    slow = await startTestSandbox({ refreshDelayMs: 100 });
-  });
-  afterEach(async () => {
-    await slow.close();
-  });
+  const slow = setUpTestSandbox({ refreshDelayMs: 100 }, { per: "test" });
 
   it("two at once: one 200, one invalid_request; 2 calls, 1 refresh, 0 chain revocations", async () => {
     const first = await installAndRedeem(slow, 1001);

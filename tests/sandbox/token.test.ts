@@ -1,5 +1,5 @@
 // The token endpoint's authorization_code grant and client authentication, against fosite's wording.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import {
   CLIENT_ID,
   CLIENT_SECRET,
@@ -10,8 +10,8 @@ import {
   control,
   postForm,
   redeemCode,
-  startTestSandbox,
-  type TestEnv,
+  resetSandbox,
+  setUpTestSandbox,
   type TokenSet,
 } from "./helpers.js";
 
@@ -19,16 +19,8 @@ const INVALID_GRANT =
   "The provided authorization grant (e.g., authorization code, resource owner credentials) or refresh token is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.";
 const INVALID_CLIENT = "Client authentication failed (e.g., unknown client, no client authentication included, or unsupported authentication method).";
 
-let env: TestEnv;
-beforeAll(async () => {
-  env = await startTestSandbox();
-});
-afterAll(async () => {
-  await env.close();
-});
-beforeEach(async () => {
-  await control(env, "POST", "/reset");
-});
+const env = setUpTestSandbox();
+beforeEach(() => resetSandbox(env));
 
 describe("authorization_code grant", () => {
   it("redeems a code for opaque bearer tokens with offline_access granted", async () => {

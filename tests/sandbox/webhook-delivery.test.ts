@@ -1,7 +1,7 @@
 // Issue 4, the sandbox side: all three events (install.config.updated from the portal's configuration form),
 // the delivery log and its page, replay on request, and delivery modes (drop, late, twice).
 import { createHmac } from "node:crypto";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import {
   WEBHOOK_SECRET,
   advanceClock,
@@ -10,24 +10,13 @@ import {
   installAndRedeem,
   postForm,
   receivedEnvelopes,
-  startTestSandbox,
+  resetSandbox,
+  setUpTestSandbox,
   type EventEntry,
-  type TestEnv,
 } from "./helpers.js";
 
-let env: TestEnv;
-beforeAll(async () => {
-  env = await startTestSandbox({ webhookTimeoutMs: 500 });
-});
-afterAll(async () => {
-  await env.close();
-});
-beforeEach(async () => {
-  await control(env, "POST", "/reset");
-  env.webhooks.received.length = 0;
-  env.webhooks.respondWith.status = 204;
-  env.webhooks.respondWith.delayMs = 0;
-});
+const env = setUpTestSandbox({ webhookTimeoutMs: 500 });
+beforeEach(() => resetSandbox(env, { webhooks: true }));
 
 function signatureOk(index: number): boolean {
   const delivery = env.webhooks.received[index];

@@ -1,21 +1,10 @@
 // Signed webhooks: the signature covers the exact raw body, delivered_at is inside it, failures never block.
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { WEBHOOK_SECRET, advanceClock, connectAndApprove, control, startTestSandbox, type TestEnv } from "./helpers.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import { WEBHOOK_SECRET, advanceClock, connectAndApprove, control, resetSandbox, setUpTestSandbox } from "./helpers.js";
 
-let env: TestEnv;
-beforeAll(async () => {
-  env = await startTestSandbox({ webhookTimeoutMs: 300 });
-});
-afterAll(async () => {
-  await env.close();
-});
-beforeEach(async () => {
-  await control(env, "POST", "/reset");
-  env.webhooks.received.length = 0;
-  env.webhooks.respondWith.status = 204;
-  env.webhooks.respondWith.delayMs = 0;
-});
+const env = setUpTestSandbox({ webhookTimeoutMs: 300 });
+beforeEach(() => resetSandbox(env, { webhooks: true }));
 
 /** What an app must do: HMAC-SHA256 of the raw bytes, hex, "sha256=" prefix, constant-time compare. */
 function verify(rawBody: Buffer, header: string | undefined, secret: string): boolean {

@@ -109,6 +109,7 @@ describe("applyMigrations", () => {
       "_prisma_migrations",
       "install_events",
       "installs",
+      "oauth_client_health",
       "token_grants",
       "webhook_deliveries",
     ]);

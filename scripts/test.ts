@@ -6,6 +6,7 @@
 //
 // TEST_DATABASE_URL points the tests at your own PostgreSQL instead (its data is written to;
 // never point it at a database you care about). DATABASE_URL is deliberately ignored here.
+import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { generateLocalEnv } from "./lib/local-env";
@@ -23,7 +24,12 @@ const bin = (name: string) => path.resolve("node_modules/.bin", name);
 const [only, ...passThrough] = process.argv.slice(2);
 const started = performance.now();
 
-const env = { ...generateLocalEnv({ app: 3100 + OFFSET, sandbox: 4110 + OFFSET }), ...(OFFSET ? { NEXT_DIST_DIR: `.next-test-${OFFSET}` } : {}) };
+const env = {
+  ...generateLocalEnv({ app: 3100 + OFFSET, sandbox: 4110 + OFFSET }),
+  // The app under test is mid-way through a webhook secret rotation, so both secrets are exercised.
+  WEBHOOK_PREVIOUS_SECRET: randomBytes(32).toString("base64url"),
+  ...(OFFSET ? { NEXT_DIST_DIR: `.next-test-${OFFSET}` } : {}),
+};
 const stack = await startStack({
   env,
   databaseUrl: process.env.TEST_DATABASE_URL || undefined,

@@ -144,4 +144,13 @@ describe("POST /api/webhooks", () => {
       { install_id: 9002, status: "ACTIVE" },
     ]);
   });
+
+  it("accepts the previous secret while a rotation is under way, and no other", async () => {
+    const previous = process.env.WEBHOOK_PREVIOUS_SECRET!;
+    const body = JSON.stringify(envelope());
+    expect((await deliver(body, { [HEADER]: sign(body, previous) })).status).toBe(200);
+    const other = JSON.stringify(envelope({ data: { install_id: 9002, operator_id: 1003, slug: "x" } }));
+    expect((await deliver(other, { [HEADER]: sign(other, `${previous}x`) })).status).toBe(401);
+    expect(await sql("SELECT install_id FROM installs")).toEqual([{ install_id: 9001 }]);
+  });
 });

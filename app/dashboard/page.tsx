@@ -2,9 +2,16 @@
 // one page at a time (`page` from 0, `perPage` 1-100: public-facts.md "Lists and pagination"), and
 // the latest charging sessions. Nothing here comes from anywhere but the API.
 import Link from "next/link";
+import { DataTable } from "@/app/components/data-table";
 import { z } from "zod";
 import { currentOperator } from "@/lib/auth/operator-session";
-import { fetchInstallChargePoints, fetchInstallCharges, fetchInstallSummary, loadDashboardInstall, type DashboardRead } from "@/lib/installs/dashboard";
+import {
+  fetchInstallChargePoints,
+  fetchInstallCharges,
+  fetchInstallSummary,
+  loadDashboardInstall,
+  type DashboardRead,
+} from "@/lib/installs/dashboard";
 import type { Charge, ChargePointPage } from "@/lib/partner-api/schemas";
 import { ReauthorizeBanner } from "./install-status";
 
@@ -116,33 +123,20 @@ function ChargePoints({ page }: { page: ChargePointPage }) {
         </nav>
       </div>
 
-      <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
-        <table className="min-w-full divide-y divide-slate-200 text-sm">
-          <thead className="bg-slate-50 text-left text-slate-600">
-            <tr>
-              <th className="px-4 py-2 font-medium">Name</th>
-              <th className="px-4 py-2 font-medium">EVSE ID</th>
-              <th className="px-4 py-2 font-medium">Location</th>
-              <th className="px-4 py-2 font-medium">Type</th>
-              <th className="px-4 py-2 font-medium">State</th>
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-slate-100" data-testid="charge-points">
-            {data.map((cp) => (
-              <tr key={cp.id} data-charge-point-id={cp.id}>
-                <td className="px-4 py-2 font-medium">{cp.name ?? `Charge point ${cp.id}`}</td>
-                <td className="px-4 py-2 font-mono text-xs">{cp.evseId ?? "—"}</td>
-                <td className="px-4 py-2">{cp.location?.addressLabel ?? cp.location?.address?.city ?? "—"}</td>
-                <td className="px-4 py-2">
-                  {cp.type ? cp.type.toUpperCase() : "—"}
-                  {cp.maxKw ? ` · ${cp.maxKw} kW` : ""}
-                </td>
-                <td className="px-4 py-2">{cp.state ?? "—"}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable columns={["Name", "EVSE ID", "Location", "Type", "State"]} testId="charge-points">
+        {data.map((cp) => (
+          <tr key={cp.id} data-charge-point-id={cp.id}>
+            <td className="px-3 py-2 font-medium">{cp.name ?? `Charge point ${cp.id}`}</td>
+            <td className="px-3 py-2 font-mono text-xs">{cp.evseId ?? "—"}</td>
+            <td className="px-3 py-2">{cp.location?.addressLabel ?? cp.location?.address?.city ?? "—"}</td>
+            <td className="px-3 py-2">
+              {cp.type ? cp.type.toUpperCase() : "—"}
+              {cp.maxKw ? ` · ${cp.maxKw} kW` : ""}
+            </td>
+            <td className="px-3 py-2">{cp.state ?? "—"}</td>
+          </tr>
+        ))}
+      </DataTable>
 
       <nav className="flex items-center justify-between text-sm" aria-label="Pagination">
         {meta.currentPage > 0 ? (
@@ -176,31 +170,19 @@ function formatMoney(charge: Charge): string {
 function Charges({ charges }: { charges: Charge[] }) {
   if (charges.length === 0) return <p className="text-sm text-slate-600">No charging sessions yet.</p>;
   return (
-    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
-      <table className="min-w-full divide-y divide-slate-200 text-sm">
-        <thead className="bg-slate-50 text-left text-slate-600">
-          <tr>
-            <th className="px-4 py-2 font-medium">Session</th>
-            <th className="px-4 py-2 font-medium">Charge point</th>
-            <th className="px-4 py-2 font-medium">Started</th>
-            <th className="px-4 py-2 font-medium">Energy</th>
-            <th className="px-4 py-2 font-medium">Cost</th>
-            <th className="px-4 py-2 font-medium">State</th>
-          </tr>
-        </thead>
-        <tbody className="divide-y divide-slate-100" data-testid="charges">
-          {charges.map((charge) => (
-            <tr key={charge.id}>
-              <td className="px-4 py-2 font-mono text-xs">{charge.id}</td>
-              <td className="px-4 py-2">{charge.chargePointId ?? "—"}</td>
-              <td className="px-4 py-2">{charge.startedAt ? charge.startedAt.slice(0, 16).replace("T", " ") : "—"}</td>
-              <td className="px-4 py-2">{charge.consumedKwh !== null && charge.consumedKwh !== undefined ? `${charge.consumedKwh.toFixed(1)} kWh` : "—"}</td>
-              <td className="px-4 py-2">{formatMoney(charge)}</td>
-              <td className="px-4 py-2">{charge.state ?? "—"}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable columns={["Session", "Charge point", "Started", "Energy", "Cost", "State"]} testId="charges">
+      {charges.map((charge) => (
+        <tr key={charge.id}>
+          <td className="px-3 py-2 font-mono text-xs">{charge.id}</td>
+          <td className="px-3 py-2">{charge.chargePointId ?? "—"}</td>
+          <td className="px-3 py-2">{charge.startedAt ? charge.startedAt.slice(0, 16).replace("T", " ") : "—"}</td>
+          <td className="px-3 py-2">
+            {charge.consumedKwh !== null && charge.consumedKwh !== undefined ? `${charge.consumedKwh.toFixed(1)} kWh` : "—"}
+          </td>
+          <td className="px-3 py-2">{formatMoney(charge)}</td>
+          <td className="px-3 py-2">{charge.state ?? "—"}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }

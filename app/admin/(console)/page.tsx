@@ -1,4 +1,5 @@
 // /admin: every install of the app, newest first, with its status and the state of its tokens.
+import { DataTable } from "@/app/components/data-table";
 import Link from "next/link";
 import { fetchInstallOverview, INSTALL_LIST_LIMIT, INSTALL_STATUSES, type GrantTiming } from "@/lib/admin/queries";
 import { requireStaff } from "@/lib/auth/staff";
@@ -63,71 +64,58 @@ export default async function InstallsPage() {
 
       <section className="space-y-2">
         <p className="text-right text-xs text-slate-500">
-          {total > installs.length ? `Newest ${INSTALL_LIST_LIMIT} of ${total}, newest first. ` : "Newest first. "}Times in UTC; hover a
-          time for the exact value.
+          {total > installs.length ? `Newest ${INSTALL_LIST_LIMIT} of ${total}, newest first. ` : "Newest first. "}Times in UTC; hover a time for the
+          exact value.
         </p>
-        <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
-          <table className="min-w-full divide-y divide-slate-200 text-sm">
-            <thead className="bg-slate-50 text-left text-slate-600">
-              <tr>
-                <th className="px-3 py-2 font-medium">Install</th>
-                <th className="px-3 py-2 font-medium">Operator</th>
-                <th className="px-3 py-2 font-medium">Status</th>
-                <th className="px-3 py-2 font-medium">Scopes</th>
-                <th className="px-3 py-2 font-medium">Access token</th>
-                <th className="px-3 py-2 font-medium">Refresh token</th>
-                <th className="px-3 py-2 font-medium">Last refreshed</th>
-                <th className="px-3 py-2 font-medium">Created</th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-100 align-top" data-testid="installs">
-              {installs.length === 0 ? (
-                <tr>
-                  <td colSpan={8} className="px-3 py-6 text-center text-slate-500">
-                    No installs yet. Operators install the app from the service&apos;s operator portal.
+        <DataTable
+          columns={["Install", "Operator", "Status", "Scopes", "Access token", "Refresh token", "Last refreshed", "Created"]}
+          testId="installs"
+        >
+          {installs.length === 0 ? (
+            <tr>
+              <td colSpan={8} className="px-3 py-6 text-center text-slate-500">
+                No installs yet. Operators install the app from the service&apos;s operator portal.
+              </td>
+            </tr>
+          ) : null}
+          {installs.map((install) => (
+            <tr key={install.id} data-install-row={install.id}>
+              <td className="px-3 py-2">
+                <Link href={`/admin/installs/${install.id}`} className="font-mono text-brand-700 hover:underline" data-testid="install-link">
+                  {install.installId ?? "pending"}
+                </Link>
+                {install.slug ? <div className="text-xs text-slate-500">{install.slug}</div> : null}
+              </td>
+              <td className="px-3 py-2 font-mono" data-testid="operator-id">
+                {install.operatorId}
+              </td>
+              <td className="px-3 py-2">
+                <StatusBadge status={install.status} />
+              </td>
+              <td className="px-3 py-2 text-xs">{install.grantedScopes.join(" ") || "none"}</td>
+              {install.grant ? (
+                <>
+                  <td className="px-3 py-2 whitespace-nowrap">
+                    <Expiry at={install.grant.accessTokenExpiresAt} now={asOf} />
                   </td>
-                </tr>
-              ) : null}
-              {installs.map((install) => (
-                <tr key={install.id} data-install-row={install.id}>
+                  <td className="px-3 py-2 whitespace-nowrap">
+                    <Expiry at={install.grant.refreshTokenExpiresAt} now={asOf} />
+                  </td>
                   <td className="px-3 py-2">
-                    <Link href={`/admin/installs/${install.id}`} className="font-mono text-brand-700 hover:underline" data-testid="install-link">
-                      {install.installId ?? "pending"}
-                    </Link>
-                    {install.slug ? <div className="text-xs text-slate-500">{install.slug}</div> : null}
+                    <RefreshState grant={install.grant} now={asOf} />
                   </td>
-                  <td className="px-3 py-2 font-mono" data-testid="operator-id">
-                    {install.operatorId}
-                  </td>
-                  <td className="px-3 py-2">
-                    <StatusBadge status={install.status} />
-                  </td>
-                  <td className="px-3 py-2 text-xs">{install.grantedScopes.join(" ") || "none"}</td>
-                  {install.grant ? (
-                    <>
-                      <td className="px-3 py-2 whitespace-nowrap">
-                        <Expiry at={install.grant.accessTokenExpiresAt} now={asOf} />
-                      </td>
-                      <td className="px-3 py-2 whitespace-nowrap">
-                        <Expiry at={install.grant.refreshTokenExpiresAt} now={asOf} />
-                      </td>
-                      <td className="px-3 py-2">
-                        <RefreshState grant={install.grant} now={asOf} />
-                      </td>
-                    </>
-                  ) : (
-                    <td colSpan={3} className="px-3 py-2 text-slate-500">
-                      no tokens
-                    </td>
-                  )}
-                  <td className="px-3 py-2 whitespace-nowrap" title={formatTime(install.createdAt)}>
-                    {formatTime(install.createdAt).slice(0, 16)}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+                </>
+              ) : (
+                <td colSpan={3} className="px-3 py-2 text-slate-500">
+                  no tokens
+                </td>
+              )}
+              <td className="px-3 py-2 whitespace-nowrap" title={formatTime(install.createdAt)}>
+                {formatTime(install.createdAt).slice(0, 16)}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       </section>
     </div>
   );

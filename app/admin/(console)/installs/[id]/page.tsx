@@ -1,5 +1,6 @@
 // /admin/installs/[id]: one install (by its row id): its fields, its tokens' timing, its status
 // history (install_events) and the webhook deliveries that named its install_id.
+import { DataTable } from "@/app/components/data-table";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { z } from "zod";
@@ -120,11 +121,14 @@ export default async function InstallPage({ params }: { params: Promise<{ id: st
             {grant ? (
               <>
                 <Field label="Access token expires">
-                  <Time at={grant.accessTokenExpiresAt} /> <span className="text-slate-500">({formatDistance(grant.accessTokenExpiresAt, asOf)})</span>
+                  <Time at={grant.accessTokenExpiresAt} />{" "}
+                  <span className="text-slate-500">({formatDistance(grant.accessTokenExpiresAt, asOf)})</span>
                 </Field>
                 <Field label="Refresh token expires">
                   <Time at={grant.refreshTokenExpiresAt} />
-                  {grant.refreshTokenExpiresAt ? <span className="text-slate-500"> ({formatDistance(grant.refreshTokenExpiresAt, asOf)})</span> : null}
+                  {grant.refreshTokenExpiresAt ? (
+                    <span className="text-slate-500"> ({formatDistance(grant.refreshTokenExpiresAt, asOf)})</span>
+                  ) : null}
                 </Field>
                 <Field label="Last refreshed">{grant.lastRefreshedAt ? formatTime(grant.lastRefreshedAt) : "never"}</Field>
                 <Field label="Refresh in flight" testId="detail-refresh-state">
@@ -153,37 +157,25 @@ export default async function InstallPage({ params }: { params: Promise<{ id: st
 
       <section className="space-y-2">
         <h2 className="text-lg font-semibold">Status history</h2>
-        <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
-          <table className="min-w-full divide-y divide-slate-200 text-sm">
-            <thead className="bg-slate-50 text-left text-slate-600">
-              <tr>
-                <th className="px-3 py-2 font-medium">Time (UTC)</th>
-                <th className="px-3 py-2 font-medium">Change</th>
-                <th className="px-3 py-2 font-medium">Cause</th>
-                <th className="px-3 py-2 font-medium">Detail</th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-100" data-testid="history">
-              {install.events.length === 0 ? (
-                <tr>
-                  <td colSpan={4} className="px-3 py-4 text-center text-slate-500">
-                    No status changes recorded.
-                  </td>
-                </tr>
-              ) : null}
-              {install.events.map((event) => (
-                <tr key={event.id}>
-                  <td className="px-3 py-2 whitespace-nowrap">{formatTime(event.occurredAt)}</td>
-                  <td className="px-3 py-2">
-                    {event.fromStatus ? STATUS_LABEL[event.fromStatus].label : "—"} → {STATUS_LABEL[event.toStatus].label}
-                  </td>
-                  <td className="px-3 py-2 font-mono text-xs">{event.cause}</td>
-                  <td className="px-3 py-2 text-slate-700">{event.detail ?? ""}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable columns={["Time (UTC)", "Change", "Cause", "Detail"]} testId="history">
+          {install.events.length === 0 ? (
+            <tr>
+              <td colSpan={4} className="px-3 py-4 text-center text-slate-500">
+                No status changes recorded.
+              </td>
+            </tr>
+          ) : null}
+          {install.events.map((event) => (
+            <tr key={event.id}>
+              <td className="px-3 py-2 whitespace-nowrap">{formatTime(event.occurredAt)}</td>
+              <td className="px-3 py-2">
+                {event.fromStatus ? STATUS_LABEL[event.fromStatus].label : "—"} → {STATUS_LABEL[event.toStatus].label}
+              </td>
+              <td className="px-3 py-2 font-mono text-xs">{event.cause}</td>
+              <td className="px-3 py-2 text-slate-700">{event.detail ?? ""}</td>
+            </tr>
+          ))}
+        </DataTable>
       </section>
 
       <section className="space-y-2">
@@ -193,35 +185,23 @@ export default async function InstallPage({ params }: { params: Promise<{ id: st
             This install has no install_id yet, so no webhook delivery can be matched to it (docs/spec-gaps.md, A2).
           </p>
         ) : (
-          <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
-            <table className="min-w-full divide-y divide-slate-200 text-sm">
-              <thead className="bg-slate-50 text-left text-slate-600">
-                <tr>
-                  <th className="px-3 py-2 font-medium">Received (UTC)</th>
-                  <th className="px-3 py-2 font-medium">Type</th>
-                  <th className="px-3 py-2 font-medium">Outcome</th>
-                  <th className="px-3 py-2 font-medium">Detail</th>
-                </tr>
-              </thead>
-              <tbody className="divide-y divide-slate-100" data-testid="deliveries">
-                {install.deliveries.length === 0 ? (
-                  <tr>
-                    <td colSpan={4} className="px-3 py-4 text-center text-slate-500">
-                      No webhook deliveries for install {install.installId}.
-                    </td>
-                  </tr>
-                ) : null}
-                {install.deliveries.map((delivery) => (
-                  <tr key={delivery.id}>
-                    <td className="px-3 py-2 whitespace-nowrap">{formatTime(delivery.receivedAt)}</td>
-                    <td className="px-3 py-2 font-mono text-xs">{delivery.eventType ?? "(unknown)"}</td>
-                    <td className="px-3 py-2">{delivery.outcome}</td>
-                    <td className="px-3 py-2 text-slate-700">{delivery.detail ?? ""}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable columns={["Received (UTC)", "Type", "Outcome", "Detail"]} testId="deliveries">
+            {install.deliveries.length === 0 ? (
+              <tr>
+                <td colSpan={4} className="px-3 py-4 text-center text-slate-500">
+                  No webhook deliveries for install {install.installId}.
+                </td>
+              </tr>
+            ) : null}
+            {install.deliveries.map((delivery) => (
+              <tr key={delivery.id}>
+                <td className="px-3 py-2 whitespace-nowrap">{formatTime(delivery.receivedAt)}</td>
+                <td className="px-3 py-2 font-mono text-xs">{delivery.eventType ?? "(unknown)"}</td>
+                <td className="px-3 py-2">{delivery.outcome}</td>
+                <td className="px-3 py-2 text-slate-700">{delivery.detail ?? ""}</td>
+              </tr>
+            ))}
+          </DataTable>
         )}
       </section>
     </div>

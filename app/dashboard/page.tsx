@@ -1,6 +1,6 @@
 // The operator's data, read live from the partner API with the install's token: charge points,
 // one page at a time (`page` from 0, `perPage` 1-100: public-facts.md "Lists and pagination"), and
-// the latest charging sessions. Nothing here comes from anywhere but the API.
+// the first charging sessions. Nothing here comes from anywhere but the API.
 import Link from "next/link";
 import { DataTable } from "@/app/components/data-table";
 import { z } from "zod";
@@ -18,7 +18,7 @@ import { ReauthorizeBanner } from "./install-status";
 export const dynamic = "force-dynamic";
 
 const PER_PAGE_CHOICES = [10, 25, 50, 100] as const;
-const LATEST_CHARGES = 5;
+const CHARGES_SHOWN = 5;
 
 const QuerySchema = z.object({
   page: z.coerce.number().int().min(0).max(100_000).catch(0),
@@ -63,7 +63,7 @@ export default async function DashboardPage({ searchParams }: { searchParams: Pr
   const install = operator ? await loadDashboardInstall(operator.installRowId) : null;
   if (!install) return null;
 
-  const [chargePoints, charges] = await Promise.all([fetchInstallChargePoints(install, query), fetchInstallCharges(install, LATEST_CHARGES)]);
+  const [chargePoints, charges] = await Promise.all([fetchInstallChargePoints(install, query), fetchInstallCharges(install, CHARGES_SHOWN)]);
   if ([chargePoints, charges].some((read) => !read.ok && read.reason === "needs_reauth")) {
     // The API has just flagged the install (contract §7): show the banner now, not on the next visit.
     const flagged = await fetchInstallSummary(install.id);
@@ -75,7 +75,14 @@ export default async function DashboardPage({ searchParams }: { searchParams: Pr
         {chargePoints.ok ? <ChargePoints page={chargePoints.data} /> : <ChargePointsFailure reason={chargePoints.reason} />}
       </section>
       <section className="space-y-3">
-        <h2 className="text-lg font-semibold">Latest charging sessions</h2>
+        <div>
+          <h2 className="text-lg font-semibold">Charging sessions</h2>
+          {charges.ok ? (
+            <p className="text-sm text-slate-600" data-testid="charge-count">
+              {`The first ${charges.data.data.length} of ${charges.data.meta.totalItemCount}, as the API lists them.`}
+            </p>
+          ) : null}
+        </div>
         {charges.ok ? <Charges charges={charges.data.data} /> : <ReadFailure reason={charges.reason} />}
       </section>
     </div>

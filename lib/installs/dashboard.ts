@@ -92,7 +92,7 @@ export function fetchInstallChargePoints(install: InstallSummary, page: { page: 
   return readForInstall(install, "charge-points:read", (token) => fetchChargePoints(token, page));
 }
 
-/** The install's latest charging sessions (the first page), read live from the partner API. */
+/** The install's charging sessions, the first page as the API lists them, read live. */
 export function fetchInstallCharges(install: InstallSummary, perPage: number): Promise<DashboardRead<ChargePage>> {
   return readForInstall(install, "charge-transactions:read", (token) => fetchCharges(token, { page: 0, perPage }));
 }

@@ -6,7 +6,9 @@
 // How the flag clears: the app cannot be told (no webhook is stated for it), so it asks, once, when
 // the answer can have changed: the operator left for reauth_url through the banner's button and
 // came back to the app (the service's consent page sends them back to the dashboard), or a staff
-// member asks in the console. Nothing else calls the API for a flagged install. There is
+// member asks in the console. Nothing else calls the API for a flagged install (one exception:
+// settling a refresh whose outcome is unknown probes the old token once, lib/oauth/refresh.ts,
+// because keep-alive refreshes flagged installs too). There is
 // deliberately no periodic probe: only the operator can re-consent, so a probe every few minutes
 // for an install nobody looks at would only spend its rate budget and fill the service's logs.
 import "server-only";
@@ -17,12 +19,25 @@ import { PartnerApiError, fetchConsumer } from "@/lib/partner-api/client";
 import { transitionInstall, type TransitionCause } from "./state";
 
 /**
+ * The app sends the operator's browser to reauth_url, a URL from an API answer: only https (or
+ * plain http to a loopback host, for the local sandbox) is followed, never `javascript:` and the like.
+ */
+export function isSafeRedirect(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === "https:" || (parsed.protocol === "http:" && ["localhost", "127.0.0.1", "[::1]"].includes(parsed.hostname));
+  } catch {
+    return false;
+  }
+}
+
+/**
  * The operator is leaving for reauth_url (the banner's button): their next visit probes the flag.
  * Returns where to send them, or null when the install is not flagged (any more).
  */
 export async function recordReauthRequested(installRowId: string): Promise<string | null> {
   const install = await db().install.findUnique({ where: { id: installRowId }, select: { status: true, reauthUrl: true } });
-  if (install?.status !== "NEEDS_REAUTH") return null;
+  if (install?.status !== "NEEDS_REAUTH" || !install.reauthUrl || !isSafeRedirect(install.reauthUrl)) return null;
   await db().install.update({ where: { id: installRowId }, data: { reauthRequestedAt: new Date() } });
   return install.reauthUrl;
 }
@@ -63,6 +78,8 @@ export async function probeReauthorization(installRowId: string, cause: Transiti
       return "still_flagged";
     }
     logger.warn({ installRowId, err: error }, "re-authorization probe did not get an answer");
+    // Give the claim back, so the operator's next visit tries again.
+    await db().install.updateMany({ where: { id: installRowId, status: "NEEDS_REAUTH" }, data: { lastReconciledAt: null } });
     return "unavailable";
   }
 }

@@ -15,7 +15,9 @@ import { runExclusively, type ExclusiveRun } from "./exclusive";
 
 /** Refresh grants whose refresh token would expire within this window: a week to notice trouble. */
 export const KEEP_ALIVE_HORIZON_MS = 7 * 24 * 60 * 60 * 1000;
-const BATCH = 200;
+const BATCH = 100;
+/** Stop starting refreshes after this long, well inside the job lock's lifetime; the rest wait for the next run. */
+const RUN_BUDGET_MS = 5 * 60 * 1000;
 
 export type KeepAliveSummary = { due: number; refreshed: number; needReinstall: number; failed: number };
 
@@ -29,12 +31,15 @@ export function runKeepAlive(now = new Date()): Promise<ExclusiveRun<KeepAliveSu
         install: { status: { in: ["ACTIVE", "NEEDS_REAUTH"] } },
       },
       select: { installRowId: true, version: true },
-      orderBy: { refreshTokenExpiresAt: "asc" },
+      // Grants with an unsettled refresh last: they may only be retried later, and must not starve the others.
+      orderBy: [{ refreshStartedAt: { sort: "asc", nulls: "first" } }, { refreshTokenExpiresAt: "asc" }],
       take: BATCH,
     });
     const summary: KeepAliveSummary = { due: due.length, refreshed: 0, needReinstall: 0, failed: 0 };
     // One at a time: a batch of refreshes should not look like a stampede to the identity provider.
+    const stopAt = Date.now() + RUN_BUDGET_MS;
     for (const grant of due) {
+      if (Date.now() > stopAt) break;
       try {
         await refreshInstallTokens(grant.installRowId, grant.version);
         summary.refreshed += 1;

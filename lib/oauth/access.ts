@@ -58,7 +58,9 @@ export async function withAccessToken<T>(installRowId: string, call: (accessToke
 async function callWithFreshToken<T>(installRowId: string, call: (accessToken: string) => Promise<T>, options: AccessOptions): Promise<T> {
   const grant = await usableGrant(installRowId, options);
   const refreshAt = grant.expiresAt.getTime() - EXPIRY_MARGIN_MS - randomInt(EXPIRY_JITTER_MS);
-  const token = grant.refreshStartedAt || Date.now() >= refreshAt ? await refreshInstallTokens(installRowId, grant.version) : grant;
+  // A refresh in flight elsewhere (or an unsettled one) does not stop the use of a token that is
+  // still valid: if that refresh did happen, this token gets a 401, and the path below re-reads.
+  const token = Date.now() >= refreshAt ? await refreshInstallTokens(installRowId, grant.version) : grant;
   try {
     return await call(token.accessToken);
   } catch (error) {

@@ -7,7 +7,7 @@
 // and update OAUTH_CLIENT_SECRET. The circuit closes by itself once the configured secret differs
 // from the one it opened with.
 import "server-only";
-import { createHash } from "node:crypto";
+import { createHmac } from "node:crypto";
 import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/log";
@@ -19,10 +19,13 @@ export class TokenCircuitOpenError extends Error {
   }
 }
 
-/** A fingerprint of the configured secret: enough to notice a change, useless to an attacker. */
+/**
+ * A fingerprint of the configured secret: enough to notice a change. Keyed with the app's own
+ * session secret, so a copy of the database does not let anyone test guesses of the client secret.
+ */
 function secretFingerprint(): string {
-  const { OAUTH_CLIENT_ID, OAUTH_CLIENT_SECRET } = env();
-  return createHash("sha256").update(`${OAUTH_CLIENT_ID}\n${OAUTH_CLIENT_SECRET}`).digest("hex");
+  const { OAUTH_CLIENT_ID, OAUTH_CLIENT_SECRET, NEXTAUTH_SECRET } = env();
+  return createHmac("sha256", NEXTAUTH_SECRET).update(`${OAUTH_CLIENT_ID}\n${OAUTH_CLIENT_SECRET}`).digest("hex");
 }
 
 export type TokenCircuitState = { open: false } | { open: true; reason: string | null; openedAt: Date | null };
@@ -56,4 +59,13 @@ export async function openTokenCircuit(reason: string): Promise<void> {
   const data = { circuitOpen: true, reason, secretFingerprint: secretFingerprint(), openedAt: new Date() };
   await db().oAuthClientHealth.upsert({ where: { clientId }, create: { clientId, ...data }, update: data });
   logger.error({ clientId, reason }, "token-endpoint circuit opened (invalid_client): ask the service operator to re-issue the client");
+}
+
+/** A token request just succeeded: whatever opened the circuit is over. */
+export async function noteTokenEndpointAccepted(): Promise<void> {
+  const { count } = await db().oAuthClientHealth.updateMany({
+    where: { clientId: env().OAUTH_CLIENT_ID, circuitOpen: true },
+    data: { circuitOpen: false, reason: "a token request succeeded" },
+  });
+  if (count > 0) logger.info("token-endpoint circuit closed: a token request succeeded");
 }

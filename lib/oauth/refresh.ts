@@ -11,23 +11,26 @@
 //     in the same write that stores the new pair, or when the outcome is known to have spent
 //     nothing. A marker that is still there means the outcome is unknown: a crash between the
 //     answer and the commit, a timeout, a 5xx, a reset connection, an `invalid_request`.
-//  3. A refresh token whose outcome is unknown is never sent again until the store is re-read and
-//     the outcome settled: the old access token is probed. A successful refresh revokes every
-//     earlier access token at once (public-facts.md), so if the old token still works, the refresh
-//     did not happen and it is safe to refresh; if it gets 401, the new pair was issued and lost,
-//     and the install needs a re-install: an explicit state, never a retry loop.
+//  3. A refresh token whose outcome is unknown is never sent again before the store is re-read and
+//     the outcome settled, and only once no earlier attempt can still be in flight or committing.
+//     The old access token is probed first: a successful refresh revokes every earlier access
+//     token at once (public-facts.md), so if it still works, the refresh did not happen and it is
+//     safe to refresh; if it gets 401, the new pair was issued and lost, and the install needs a
+//     re-install: an explicit state, never a retry loop. If the old token has expired, nothing can
+//     tell, and the refresh is tried once more: if the token was spent, its new pair is lost
+//     already and the retry cannot make that worse (the answer is invalid_grant: re-install
+//     needed); if it was not, the retry saves the install.
 import "server-only";
-import { setTimeout as sleep } from "node:timers/promises";
 import { db } from "@/lib/db/client";
-import { Prisma } from "@/lib/db/generated/client";
+import { retryWhileDatabaseUnavailable } from "@/lib/db/retry";
 import type { InstallStatus } from "@/lib/db/generated/enums";
 import { env } from "@/lib/env";
 import { transitionInstall } from "@/lib/installs/state";
 import { logger } from "@/lib/log";
 import { PartnerApiError, fetchConsumer } from "@/lib/partner-api/client";
-import { TokenCircuitOpenError, assertTokenCircuitClosed, openTokenCircuit } from "./circuit";
+import { TokenCircuitOpenError, assertTokenCircuitClosed, noteTokenEndpointAccepted, openTokenCircuit } from "./circuit";
 import { NoUsableTokenError, TokenRefreshUnavailableError } from "./errors";
-import { TokenEndpointError, requestTokenRefresh } from "./token-endpoint";
+import { TokenEndpointError, ensureOAuthConfiguration, requestTokenRefresh } from "./token-endpoint";
 import {
   clearRefreshMarker,
   markRefreshStarted,
@@ -38,12 +41,40 @@ import {
   type StoredAccessToken,
 } from "./token-vault";
 
-/** How long the lock may be waited for before the caller is told to try again later. */
-const LOCK_WAIT = "20s";
+/** How long the install's lock may be waited for before the caller is told to try again later. */
+const LOCK_WAIT_MS = 20_000;
 /** A stored pair is retried this long while the database is unreachable, so it is not lost. */
 const COMMIT_RETRY_MS = 30_000;
 
+function timing() {
+  const http = env().HTTP_TIMEOUT_MS;
+  return {
+    // An earlier attempt may still be answered (up to the HTTP timeout) and then committing (up
+    // to the commit retry): its marker is settled only after both, with a margin.
+    settleAfterMs: http + COMMIT_RETRY_MS + 15_000,
+    // The lock's transaction must outlive everything done under it.
+    lockTransactionMs: LOCK_WAIT_MS + 2 * http + COMMIT_RETRY_MS + 30_000,
+  };
+}
+
 const inFlight = new Map<string, Promise<StoredAccessToken>>();
+
+// Each refresh holds two database connections (the lock's, and one for its work) for as long as
+// the identity provider takes. Cap concurrent refreshes of different installs in this process so
+// they can never take the whole pool from the requests that are not refreshing.
+let active = 0;
+const waiting: (() => void)[] = [];
+async function withRefreshSlot<T>(work: () => Promise<T>): Promise<T> {
+  const slots = Math.max(1, Math.floor(env().DATABASE_POOL_SIZE / 3));
+  while (active >= slots) await new Promise<void>((resolve) => waiting.push(resolve));
+  active += 1;
+  try {
+    return await work();
+  } finally {
+    active -= 1;
+    waiting.shift()?.();
+  }
+}
 
 /**
  * Returns a fresh access token for the install, refreshing it unless someone else already did
@@ -52,7 +83,7 @@ const inFlight = new Map<string, Promise<StoredAccessToken>>();
 export function refreshInstallTokens(installRowId: string, observedVersion: number): Promise<StoredAccessToken> {
   const pending = inFlight.get(installRowId);
   if (pending) return pending;
-  const refresh = refreshUnderLock(installRowId, observedVersion).finally(() => inFlight.delete(installRowId));
+  const refresh = withRefreshSlot(() => refreshUnderLock(installRowId, observedVersion)).finally(() => inFlight.delete(installRowId));
   inFlight.set(installRowId, refresh);
   return refresh;
 }
@@ -76,7 +107,6 @@ export function noUsableTokenReason(status: InstallStatus): NoUsableTokenError["
 }
 
 async function refreshUnderLock(installRowId: string, observedVersion: number): Promise<StoredAccessToken> {
-  const httpTimeoutMs = env().HTTP_TIMEOUT_MS;
   let outcome: StoredAccessToken | undefined;
   try {
     // The transaction only holds the lock; the grant is read and written on other connections, so
@@ -84,11 +114,11 @@ async function refreshUnderLock(installRowId: string, observedVersion: number): 
     // closes and Postgres releases the lock.
     await db().$transaction(
       async (lock) => {
-        await lock.$queryRaw`SELECT set_config('lock_timeout', ${LOCK_WAIT}, true)`;
+        await lock.$queryRaw`SELECT set_config('lock_timeout', ${`${LOCK_WAIT_MS}ms`}, true)`;
         await lock.$queryRaw`SELECT pg_advisory_xact_lock(hashtext(${`refresh:${installRowId}`}))::text`;
         outcome = await refreshHoldingLock(installRowId, observedVersion);
       },
-      { maxWait: 10_000, timeout: 2 * httpTimeoutMs + COMMIT_RETRY_MS + 20_000 },
+      { maxWait: 10_000, timeout: timing().lockTransactionMs },
     );
   } catch (error) {
     // The work may have finished and only releasing the lock failed (e.g. the database went away
@@ -128,6 +158,8 @@ async function refreshHoldingLock(installRowId: string, observedVersion: number)
     await moveToReinstallNeeded(installRowId, "no refresh token stored (offline_access not granted?)");
     throw new NoUsableTokenError("reinstall_needed");
   }
+  // Discovery can fail on its own; do it before the marker, while nothing has been sent.
+  await ensureOAuthConfiguration();
   const sentAt = new Date();
   if (!(await markRefreshStarted(db(), installRowId, stored.version, sentAt))) {
     throw new TokenRefreshUnavailableError("the grant changed while refreshing");
@@ -140,15 +172,17 @@ async function refreshHoldingLock(installRowId: string, observedVersion: number)
     return handleRefreshFailure(installRowId, error);
   }
 
-  const committed = await commitWithRetry(() => storeRefreshedTokens(db(), installRowId, stored.version, tokens, sentAt));
+  const committed = await commitWithRetry(() => storeRefreshedTokens(db(), installRowId, stored.version, sentAt, tokens, sentAt));
   if (!committed) {
-    // Only a new consent (the redirect_uri) writes a grant without this lock: its chain wins.
-    logger.warn({ installRowId }, "a new consent replaced the grant during a refresh; the refreshed pair is discarded");
+    // Someone wrote the grant without this lock: a new consent (the redirect_uri) stored a new
+    // chain, or install.revoked deleted the grant. Theirs is the newer fact; this pair is dropped.
+    logger.warn({ installRowId }, "the grant changed during a refresh (new consent or revocation); the refreshed pair is discarded");
     const current = await readGrantForUse(db(), installRowId);
-    if (!current) throw new NoUsableTokenError("no_grant");
+    if (!current || noUsableTokenReason(current.installStatus)) throw new NoUsableTokenError("revoked");
     return current;
   }
   logger.info({ installRowId, version: stored.version + 1 }, "tokens refreshed");
+  await noteTokenEndpointAccepted();
   return {
     accessToken: tokens.accessToken,
     expiresAt: new Date(sentAt.getTime() + tokens.expiresIn * 1000),
@@ -161,7 +195,6 @@ async function handleRefreshFailure(installRowId: string, error: unknown): Promi
     switch (error.kind) {
       case "invalid_grant":
         // contract §7: the refresh token was replayed or the install revoked: only a re-install helps.
-        await clearRefreshMarker(db(), installRowId);
         await moveToReinstallNeeded(installRowId, `refresh rejected (invalid_grant): ${error.description ?? "no description"}`);
         throw new NoUsableTokenError("reinstall_needed");
       case "invalid_client":
@@ -170,11 +203,13 @@ async function handleRefreshFailure(installRowId: string, error: unknown): Promi
         await openTokenCircuit(error.description ?? "invalid_client");
         throw new TokenCircuitOpenError();
       case "not_sent":
+      case "rejected":
+        // Turned away before the token was looked at: nothing was spent.
         await clearRefreshMarker(db(), installRowId);
-        throw new TokenRefreshUnavailableError(`the identity provider could not be reached (${error.description})`);
+        throw new TokenRefreshUnavailableError(`the refresh was not processed (${error.description ?? error.kind})`);
       default:
         // unavailable, invalid_request, bad_response, other: the token may have been spent.
-        // The marker stays; the next attempt settles the outcome before sending anything.
+        // The marker stays; a later attempt settles the outcome before sending anything.
         logger.warn({ installRowId, kind: error.kind, status: error.status }, "refresh outcome unknown; it will be settled before any retry");
         throw new TokenRefreshUnavailableError(`refresh outcome unknown (${error.kind})`);
     }
@@ -185,58 +220,59 @@ async function handleRefreshFailure(installRowId: string, error: unknown): Promi
 /** See rule 3 at the top of this file. Returns when it is safe to refresh; throws otherwise. */
 async function settleUnknownRefresh(installRowId: string, grant: GrantForUse): Promise<void> {
   const startedAt = grant.refreshStartedAt!;
-  const { HTTP_TIMEOUT_MS } = env();
-  if (Date.now() - startedAt.getTime() < HTTP_TIMEOUT_MS + 5_000) {
-    // The earlier request could still be in flight at the identity provider: wait it out.
+  if (Date.now() - startedAt.getTime() < timing().settleAfterMs) {
+    // The earlier attempt could still be answered, or still be storing its answer: wait it out.
     throw new TokenRefreshUnavailableError("an earlier refresh is still settling");
   }
   if (grant.expiresAt.getTime() <= Date.now()) {
+    logger.warn({ installRowId }, "an earlier refresh's outcome cannot be proven (the old access token expired); trying the refresh once more");
     await clearRefreshMarker(db(), installRowId);
-    await moveToReinstallNeeded(
-      installRowId,
-      "a refresh's outcome is unknown and the old access token has expired, so nothing can show whether the refresh token was spent",
-    );
+    return;
+  }
+  const verdict = await probeOldAccessToken(grant.accessToken);
+  if (verdict === "spent") {
+    await moveToReinstallNeeded(installRowId, "a refresh succeeded but its answer was lost (the old access token is revoked)");
     throw new NoUsableTokenError("reinstall_needed");
   }
-  try {
-    await fetchConsumer(grant.accessToken);
-  } catch (error) {
-    if (error instanceof PartnerApiError && error.kind === "unauthorized") {
-      await clearRefreshMarker(db(), installRowId);
-      await moveToReinstallNeeded(installRowId, "a refresh succeeded but its answer was lost (the old access token is revoked)");
-      throw new NoUsableTokenError("reinstall_needed");
-    }
-    if (!(error instanceof PartnerApiError) || !["needs_reauth", "forbidden", "rate_limited"].includes(error.kind)) {
-      throw new TokenRefreshUnavailableError("could not settle an earlier refresh's outcome");
-    }
-    // A 403 or 429 still means the token was accepted as valid.
-  }
+  if (verdict === "unknown") throw new TokenRefreshUnavailableError("could not settle an earlier refresh's outcome");
   logger.info({ installRowId }, "an earlier refresh did not happen (the old access token still works); refreshing");
   await clearRefreshMarker(db(), installRowId);
 }
 
+/**
+ * Whether the access token issued before an unsettled refresh still works. Only an answer that
+ * shows the token was accepted counts as "alive": a 2xx (even with a body the app does not
+ * understand) or a 403 NEEDS_REAUTH, which the service gives only to a valid token. A 429 or a
+ * plain 403 may come from in front of the token check, so they prove nothing.
+ */
+async function probeOldAccessToken(accessToken: string): Promise<"alive" | "spent" | "unknown"> {
+  try {
+    await fetchConsumer(accessToken);
+    return "alive";
+  } catch (error) {
+    if (!(error instanceof PartnerApiError)) return "unknown";
+    if (error.kind === "unauthorized") return "spent";
+    if (error.kind === "needs_reauth") return "alive";
+    if (error.kind === "bad_response" && error.status !== undefined && error.status < 300) return "alive";
+    return "unknown";
+  }
+}
+
+/** Stops all use of the install's tokens, in one transaction with clearing the marker. */
 async function moveToReinstallNeeded(installRowId: string, detail: string): Promise<void> {
-  await db().$transaction((tx) => transitionInstall(tx, installRowId, "REINSTALL_NEEDED", "refresh", detail));
+  await db().$transaction(async (tx) => {
+    await transitionInstall(tx, installRowId, "REINSTALL_NEEDED", "refresh", detail);
+    // Only after the status blocks every use: the marker no longer protects anything.
+    await clearRefreshMarker(tx, installRowId);
+  });
   logger.warn({ installRowId, detail }, "install needs a re-install");
 }
 
-function isRetriableDatabaseError(error: unknown): boolean {
-  // Constraint and validation errors will not go away; connection failures may.
-  return !(error instanceof Prisma.PrismaClientKnownRequestError && error.code.startsWith("P2")) && !(error instanceof Prisma.PrismaClientValidationError);
-}
-
 async function commitWithRetry<T>(write: () => Promise<T>): Promise<T> {
-  const deadline = Date.now() + COMMIT_RETRY_MS;
-  for (let delay = 250; ; delay = Math.min(delay * 2, 4_000)) {
-    try {
-      return await write();
-    } catch (error) {
-      if (Date.now() + delay > deadline || !isRetriableDatabaseError(error)) {
-        logger.error({ err: error }, "the refreshed tokens could not be stored; the refresh marker stays set");
-        throw new TokenRefreshUnavailableError("the database is unavailable");
-      }
-      logger.warn("the database did not take the refreshed tokens; retrying");
-      await sleep(delay);
-    }
+  try {
+    return await retryWhileDatabaseUnavailable(write, COMMIT_RETRY_MS, () => logger.warn("the database did not take the refreshed tokens; retrying"));
+  } catch (error) {
+    logger.error({ err: error }, "the refreshed tokens could not be stored; the refresh marker stays set");
+    throw new TokenRefreshUnavailableError("the database is unavailable");
   }
 }

@@ -34,10 +34,20 @@ export type TokenSet = {
  * - `invalid_client`: the app's credentials are wrong or the client was removed;
  * - `invalid_request`: e.g. a concurrent refresh with the same token (public-facts.md);
  * - `unavailable`: no answer, a timeout, or a 5xx: the request may have been processed;
- * - `not_sent`: the connection was never made (refused, no DNS): the request was not processed;
+ * - `not_sent`: the connection was never made (refused, no DNS), or something in front of the
+ *   identity provider turned it away: the request was not processed;
+ * - `rejected`: another OAuth error refused the request as a whole (no token was spent);
  * - `bad_response`: an answer that is not a valid token response.
  */
-export type TokenErrorKind = "invalid_grant" | "invalid_client" | "invalid_request" | "unavailable" | "not_sent" | "bad_response" | "other";
+export type TokenErrorKind =
+  | "invalid_grant"
+  | "invalid_client"
+  | "invalid_request"
+  | "unavailable"
+  | "not_sent"
+  | "rejected"
+  | "bad_response"
+  | "other";
 
 export class TokenEndpointError extends Error {
   constructor(
@@ -89,14 +99,21 @@ async function oauthConfiguration(): Promise<oidc.Configuration> {
 function toTokenEndpointError(error: unknown): TokenEndpointError {
   if (error instanceof TokenEndpointError) return error;
   if (error instanceof oidc.ResponseBodyError) {
+    if (error.status >= 500) return new TokenEndpointError("unavailable", error.error_description, error.status);
     const known = ["invalid_grant", "invalid_client", "invalid_request"] as const;
-    const kind = (known as readonly string[]).includes(error.error) ? (error.error as TokenErrorKind) : "other";
-    return new TokenEndpointError(error.status >= 500 ? "unavailable" : kind, error.error_description, error.status);
+    // Any other OAuth error at 4xx (unsupported_grant_type, unauthorized_client, ...) refused the
+    // request as a whole: no token was spent.
+    const kind = (known as readonly string[]).includes(error.error) ? (error.error as TokenErrorKind) : "rejected";
+    return new TokenEndpointError(kind, error.error_description, error.status);
   }
   if (error instanceof oidc.ClientError) {
+    if (error.code === "OAUTH_TIMEOUT") return new TokenEndpointError("unavailable", "timed out", undefined);
     const cause = error.cause;
     const status = cause instanceof Response ? cause.status : undefined;
     if (status !== undefined && status >= 500) return new TokenEndpointError("unavailable", undefined, status);
+    // A 4xx that is not an OAuth error body came from something in front of the identity provider
+    // (a proxy, a WAF, a rate limiter): the request was turned away before it was processed.
+    if (status !== undefined && status >= 400) return new TokenEndpointError("not_sent", `HTTP ${status} from in front of the identity provider`, status);
     return new TokenEndpointError("bad_response", error.message, status);
   }
   if (error instanceof TypeError) {
@@ -107,9 +124,6 @@ function toTokenEndpointError(error: unknown): TokenEndpointError {
       return new TokenEndpointError("not_sent", String(code), undefined);
     }
     return new TokenEndpointError("unavailable", "no answer", undefined);
-  }
-  if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")) {
-    return new TokenEndpointError("unavailable", "timed out", undefined);
   }
   return new TokenEndpointError("other", undefined, undefined);
 }
@@ -149,6 +163,15 @@ export async function redeemAuthorizationCode(callbackParams: URLSearchParams): 
     logger.warn({ kind: mapped.kind, status: mapped.status, description: mapped.description }, "authorization code redemption failed");
     throw mapped;
   }
+}
+
+/**
+ * Makes sure the identity provider's configuration is known (discovery, cached per process). The
+ * refresh coordinator calls it before committing its refresh marker, so that a failed discovery is
+ * never mistaken for a refresh whose outcome is unknown: no token has left the process then.
+ */
+export async function ensureOAuthConfiguration(): Promise<void> {
+  await oauthConfiguration();
 }
 
 /** Exchanges a refresh token for a new pair (contract §4.1 "Token request: refresh"). */

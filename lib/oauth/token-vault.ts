@@ -61,17 +61,25 @@ export async function storeTokenGrant(tx: Tx, installRowId: string, tokens: Toke
 }
 
 /**
- * Stores the pair a refresh returned, if the grant is still at `observedVersion` (it is: the caller
- * holds the install's refresh lock). Clears the refresh marker in the same write.
+ * Stores the pair a refresh returned, if the grant is still at `observedVersion` and still carries
+ * this refresh's marker (`sentAt`): a grant that moved on, or whose marker someone else settled,
+ * is not overwritten. Clears the marker in the same write.
  */
-export async function storeRefreshedTokens(tx: Tx, installRowId: string, observedVersion: number, tokens: TokenSet, issuedAt: Date): Promise<boolean> {
+export async function storeRefreshedTokens(
+  tx: Tx,
+  installRowId: string,
+  observedVersion: number,
+  sentAt: Date,
+  tokens: TokenSet,
+  issuedAt: Date,
+): Promise<boolean> {
   const sealed = {
     ...sealAccessToken(installRowId, tokens, issuedAt),
     // An answer without a new refresh token did not rotate it: keep the stored one.
     ...(tokens.refreshToken ? sealRefreshToken(installRowId, tokens.refreshToken, issuedAt) : {}),
   };
   const { count } = await tx.tokenGrant.updateMany({
-    where: { installRowId, version: observedVersion },
+    where: { installRowId, version: observedVersion, refreshStartedAt: sentAt },
     data: { ...sealed, version: { increment: 1 }, refreshStartedAt: null, lastRefreshedAt: issuedAt },
   });
   return count === 1;

@@ -71,8 +71,8 @@ async function classifyFailure(response: Response): Promise<PartnerApiError> {
     const reauth = NeedsReauthBodySchema.safeParse(body);
     if (reauth.success) {
       return new PartnerApiError("needs_reauth", status, "NEEDS_REAUTH", {
-        reauthUrl: reauth.data.context.reauth_url,
-        installId: reauth.data.context.install_id,
+        reauthUrl: reauth.data.context?.reauth_url,
+        installId: reauth.data.context?.install_id,
       });
     }
     return new PartnerApiError("forbidden", status, errorCode);

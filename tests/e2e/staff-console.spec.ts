@@ -1,6 +1,6 @@
 // The staff console (/admin), in Chromium: signing in, the installs an operator made through the
 // portal, an install's history and webhook deliveries, and the invalid_client banner.
-import { createHash } from "node:crypto";
+import { createHmac } from "node:crypto";
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { closeSql, control, resetWorld, sql, stack } from "../helpers/stack";
 
@@ -205,7 +205,7 @@ test("a banner says so while the token endpoint's circuit is open (invalid_clien
 
     // Opened with the configured secret, as lib/oauth/circuit.ts records it (a circuit opened with
     // another secret no longer applies).
-    const fingerprint = createHash("sha256").update(`${clientId}\n${required("OAUTH_CLIENT_SECRET")}`).digest("hex");
+    const fingerprint = createHmac("sha256", required("NEXTAUTH_SECRET")).update(`${clientId}\n${required("OAUTH_CLIENT_SECRET")}`).digest("hex");
     await sql(
       "INSERT INTO oauth_client_health (client_id, circuit_open, reason, secret_fingerprint, opened_at, updated_at) VALUES ($1, true, 'invalid_client: client authentication failed', $2, now(), now())",
       [clientId, fingerprint],

@@ -23,6 +23,11 @@ export interface SandboxContext {
   faults: TokenEndpointFaults;
   /** Fixed-window rate-limit counters per install, on the sandbox clock (not persisted). */
   rateWindows: Map<number, { windowStartMs: number; count: number }>;
+  /**
+   * Whether GET /consumers/me carries the extra `installId` field (the public reference does not
+   * document one). Tests switch it off to play a service that does not send it (in memory only).
+   */
+  consumerInstallId: { include: boolean };
 }
 
 export function findOperator(ctx: SandboxContext, operatorId: number): OperatorData | undefined {

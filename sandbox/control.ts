@@ -29,6 +29,7 @@ import { webhookModeRequestSchema } from "./webhooks.js";
 import type { DeliveryResult } from "./webhooks.js";
 
 const advanceSchema = z.object({ seconds: z.number().finite() });
+const consumerInstallIdSchema = z.object({ include: z.boolean() });
 const installIdFilterSchema = z.coerce.number().int().positive().optional();
 const eventsQuerySchema = z.object({
   type: z.enum(EVENT_TYPES).optional(),
@@ -129,6 +130,15 @@ export function controlRoutes(ctx: SandboxContext): Hono {
     c.json({ ok: true, issuer: ctx.issuer(), apiBase: `${ctx.publicUrl()}/api/v1`, now: ctx.clock.now().toISOString() }),
   );
 
+  // Whether /consumers/me names the install (an undocumented extra; the real service may not).
+  app.post("/consumers/install-id", async (c) => {
+    const body = consumerInstallIdSchema.safeParse(await readJson(c));
+    if (!body.success) return bad(c, 'Expected {"include": true|false}');
+    ctx.consumerInstallId.include = body.data.include;
+    ctx.store.addEvent("control", ctx.clock.now(), { action: body.data.include ? "consumer_install_id_on" : "consumer_install_id_off" });
+    return c.json({ include: ctx.consumerInstallId.include });
+  });
+
   app.post("/reset", (c) => {
     ctx.store.replaceState(emptyState());
     ctx.clock.setOffset(0);
@@ -136,6 +146,7 @@ export function controlRoutes(ctx: SandboxContext): Hono {
     ctx.refreshesInFlight.clear();
     ctx.faults.clear();
     ctx.webhooks.modes.clear();
+    ctx.consumerInstallId.include = true;
     ctx.store.addEvent("control", ctx.clock.now(), { action: "reset" });
     ctx.log("state reset: installs, tokens, codes and logs wiped; clock offset 0");
     return c.json({ ok: true });

@@ -52,6 +52,7 @@ export async function createSandbox(config: SandboxConfig, options: SandboxOptio
     refreshesInFlight: new Set(),
     faults: new TokenEndpointFaults(),
     rateWindows: new Map(),
+    consumerInstallId: { include: true },
   };
 
   const app = new Hono();

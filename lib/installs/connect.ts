@@ -1,34 +1,41 @@
 // What happens at the redirect_uri, step by step (contract §1.4-§1.5):
 //   1. read the callback query (an `error` from the service, or a `code`);
-//   2. redeem the code at once, inside this request (codes live one minute and work once);
-//   3. ask the API whose token this is (lib/installs/identity.ts);
-//   4. store the install and its encrypted tokens in one transaction.
-// Nothing is stored unless all four succeed. The route then signs the operator in.
+//   2. make sure the app can store what it is about to receive (else the code stays unspent);
+//   3. claim the code, so no copy of this request presents it a second time (code-claims.ts);
+//   4. redeem the code at once, inside this request (codes live one minute and work once);
+//   5. ask the API whose token this is (lib/installs/identity.ts);
+//   6. store the install and its encrypted tokens in one transaction.
+// Nothing is stored unless all of them succeed. The route then signs the operator in.
 import "server-only";
 import { z } from "zod";
 import { db } from "@/lib/db/client";
+import { retryWhileDatabaseUnavailable } from "@/lib/db/retry";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/log";
+import { noteTokenEndpointAccepted, openTokenCircuit } from "@/lib/oauth/circuit";
 import { TokenEndpointError, redeemAuthorizationCode } from "@/lib/oauth/token-endpoint";
-import { openTokenCircuit } from "@/lib/oauth/circuit";
 import { storeTokenGrant } from "@/lib/oauth/token-vault";
 import { PartnerApiError } from "@/lib/partner-api/client";
+import { claimAuthorizationCode, markCodeDone, markCodeFailed } from "./code-claims";
 import { TokenOwnerMismatchError, identifyTokenOwner } from "./identity";
-import { recordInstall } from "./register";
+import { InstallConflictError, recordInstall } from "./register";
 import { transitionInstall } from "./state";
 
-/** Why an install could not be completed; each has its own explanation page (app/install/failed). */
+/** Why an install could not be completed; each has its own explanation (app/install/failed). */
 export type InstallFailureReason =
   | "access_denied" // the operator declined at consent
   | "authorization_error" // the service sent another OAuth error
   | "code_expired"
   | "code_used"
   | "code_rejected" // invalid_grant for another stated reason (e.g. a code of another client)
+  | "code_in_progress" // a copy of this request is still completing the install
   | "redirect_mismatch" // invalid_grant: the app's redirect_uri is not the one the service used
   | "app_misconfigured" // invalid_client: the app's credentials are wrong or the client was removed
   | "service_unavailable"
+  | "install_revoked" // the install was removed at the service before the app could store it
   | "bad_request" // a callback without a code or error: not sent by the service
-  | "app_unavailable"; // the app's own database is down; the code was not redeemed
+  | "app_unavailable" // the app's own database is down; the code was NOT redeemed (reload works)
+  | "app_failed_after_redemption"; // the tokens could not be stored; the code is spent
 
 export class InstallFailedError extends Error {
   constructor(readonly reason: InstallFailureReason) {
@@ -41,6 +48,9 @@ const CallbackQuerySchema = z.union([
   z.object({ error: z.string().min(1).max(200), error_description: z.string().max(1000).optional() }),
   z.object({ code: z.string().min(1).max(2048) }),
 ]);
+
+/** How long the tokens of a redeemed code are retried while the database is away. */
+const STORE_RETRY_MS = 15_000;
 
 /**
  * The identity provider says why a code was refused only in prose (public-facts.md: it behaves
@@ -58,7 +68,7 @@ export function reasonForInvalidGrant(description: string | undefined): InstallF
   return "code_expired";
 }
 
-function reasonFor(error: unknown): InstallFailureReason {
+function reasonForRedemptionError(error: unknown): InstallFailureReason {
   if (error instanceof TokenEndpointError) {
     switch (error.kind) {
       case "invalid_grant":
@@ -74,7 +84,7 @@ function reasonFor(error: unknown): InstallFailureReason {
     }
   }
   if (error instanceof PartnerApiError || error instanceof TokenOwnerMismatchError) return "service_unavailable";
-  throw error; // a bug or a database outage: let the route answer 503
+  throw error;
 }
 
 export async function completeInstall(query: URLSearchParams): Promise<{ installRowId: string; operatorId: string }> {
@@ -85,38 +95,86 @@ export async function completeInstall(query: URLSearchParams): Promise<{ install
     throw new InstallFailedError(parsed.data.error === "access_denied" ? "access_denied" : "authorization_error");
   }
 
-  // Check the database before redeeming: if it is down, the code stays unredeemed and the operator
-  // can simply reload this page within the minute, instead of losing the tokens after redemption.
+  // If the database is down, say so before spending the code: a reload within the minute works.
+  let claim;
   try {
-    await db().$queryRaw`SELECT 1`;
+    claim = await claimAuthorizationCode(parsed.data.code);
   } catch (error) {
-    logger.error({ err: error }, "database unavailable at the install callback");
+    logger.error({ err: error }, "database unavailable at the install callback; the code was not redeemed");
     throw new InstallFailedError("app_unavailable");
   }
+  switch (claim.kind) {
+    case "completed_by_other":
+      return { installRowId: claim.installRowId, operatorId: claim.operatorId };
+    case "failed_for_other":
+      throw new InstallFailedError(claim.failure as InstallFailureReason);
+    case "used":
+      throw new InstallFailedError("code_used");
+    case "still_pending":
+      throw new InstallFailedError("code_in_progress");
+    case "claimed":
+      break;
+  }
 
-  const issuedAt = new Date();
+  const codeHash = claim.codeHash;
   try {
-    const tokens = await redeemAuthorizationCode(query);
-    const owner = await identifyTokenOwner(tokens.accessToken);
-    const install = await db().$transaction(async (tx) => {
-      const row = await recordInstall(
-        tx,
-        { installId: owner.installId, operatorId: owner.operatorId, clientId: env().OAUTH_CLIENT_ID, grantedScopes: tokens.scopes },
-        "callback",
-      );
-      await storeTokenGrant(tx, row.id, tokens, issuedAt);
-      // A new consent gives a working token chain again (no-op for an install that is already
-      // active, and never for a revoked one: contract §3, a revoked install does not come back).
-      await transitionInstall(tx, row.id, "ACTIVE", "callback", "operator consented");
-      return row;
+    return await redeemAndStore(query, codeHash);
+  } catch (error) {
+    const reason = error instanceof InstallFailedError ? error.reason : "app_failed_after_redemption";
+    if (!(error instanceof InstallFailedError)) logger.error({ err: error }, "install callback failed after the code was redeemed");
+    await markCodeFailed(codeHash, reason);
+    throw new InstallFailedError(reason);
+  }
+
+  async function redeemAndStore(callbackParams: URLSearchParams, codeHash: string) {
+    const issuedAt = new Date();
+    let tokens, owner;
+    try {
+      tokens = await redeemAuthorizationCode(callbackParams);
+      await noteTokenEndpointAccepted();
+      owner = await identifyTokenOwner(tokens.accessToken);
+    } catch (error) {
+      if (error instanceof TokenEndpointError && error.kind === "invalid_client") {
+        // Every token request will fail the same way: pause refreshing and tell staff (contract §7).
+        await openTokenCircuit(error.description ?? "invalid_client at the redirect_uri").catch(() => undefined);
+      }
+      throw new InstallFailedError(reasonForRedemptionError(error));
+    }
+
+    // The pair exists nowhere else now: keep trying while the database is briefly away.
+    const install = await retryWhileDatabaseUnavailable(
+      () =>
+        db().$transaction(async (tx) => {
+          const row = await recordInstall(
+            tx,
+            {
+              installId: owner.installId,
+              operatorId: owner.operatorId,
+              clientId: env().OAUTH_CLIENT_ID,
+              grantedScopes: tokens.scopes,
+              consumerKey: owner.consumerKey,
+            },
+            "callback",
+          );
+          const current = await tx.install.findUniqueOrThrow({ where: { id: row.id }, select: { status: true } });
+          // contract §3: a revoked install never comes back; keep no token for it.
+          if (current.status === "REVOKED") throw new InstallFailedError("install_revoked");
+          await storeTokenGrant(tx, row.id, tokens, issuedAt);
+          // A new consent gives a working token chain again (a no-op for an active install).
+          await transitionInstall(tx, row.id, "ACTIVE", "callback", "operator consented");
+          await markCodeDone(tx, codeHash, row.id, owner.operatorId);
+          return row;
+        }),
+      STORE_RETRY_MS,
+    ).catch((error: unknown) => {
+      if (error instanceof InstallFailedError) throw error;
+      if (error instanceof InstallConflictError) {
+        logger.error({ err: error }, "the service's answer conflicts with a stored install");
+        throw new InstallFailedError("service_unavailable");
+      }
+      throw error;
     });
     logger.info({ installRowId: install.id, installId: owner.installId, operatorId: owner.operatorId }, "install connected");
     return { installRowId: install.id, operatorId: owner.operatorId };
-  } catch (error) {
-    if (error instanceof TokenEndpointError && error.kind === "invalid_client") {
-      // Every token request will fail the same way: pause refreshing and tell staff (contract §7).
-      await openTokenCircuit(error.description ?? "invalid_client at the redirect_uri").catch(() => undefined);
-    }
-    throw new InstallFailedError(reasonFor(error));
   }
 }

@@ -6,12 +6,22 @@
 //   - operator: `operatorId` of /consumers/me (documented);
 //   - install_id: an `installId` field of /consumers/me when the service sends one (undocumented),
 //     otherwise unknown for now: lib/installs/register.ts binds it when install.created arrives
-//     (or already did, if the webhook came first).
+//     (or already did, if the webhook came first);
+//   - the consumer (its createdAt and name, documented): tells installs apart meanwhile.
 import "server-only";
 import { env } from "@/lib/env";
 import { fetchConsumer } from "@/lib/partner-api/client";
 
-export type TokenOwner = { operatorId: string; installId: number | null; consumerName: string | undefined };
+export type TokenOwner = {
+  operatorId: string;
+  installId: number | null;
+  /**
+   * The consumer the token resolves to: each install has its own (contract §2), so this tells a
+   * re-consent of one install from a new install when install_id is unknown. Null when the
+   * service does not say when the consumer was created.
+   */
+  consumerKey: string | null;
+};
 
 export class TokenOwnerMismatchError extends Error {
   constructor() {
@@ -25,5 +35,9 @@ export async function identifyTokenOwner(accessToken: string): Promise<TokenOwne
   if (consumer.clientId !== undefined && consumer.clientId !== env().OAUTH_CLIENT_ID) {
     throw new TokenOwnerMismatchError();
   }
-  return { operatorId: consumer.operatorId, installId: consumer.installId ?? null, consumerName: consumer.name };
+  return {
+    operatorId: consumer.operatorId,
+    installId: consumer.installId ?? null,
+    consumerKey: consumer.createdAt ? `${consumer.createdAt}|${consumer.name ?? ""}` : null,
+  };
 }

@@ -4,6 +4,10 @@
 // contract §2: only one active install per app and operator, and a re-install is a new install_id.
 // The database enforces the first rule with a partial unique index (see the init migration); this
 // function keeps to it by retiring an older live install when a newer one appears.
+//
+// The hard case is a callback that does not know its install_id (the service is not documented to
+// send it: docs/spec-gaps.md A2). Each install has its own consumer (§2), so the consumer behind
+// the token (`consumerKey`) tells a re-consent of the same install from a new install.
 import "server-only";
 import type { Tx } from "@/lib/db/client";
 import { transitionInstall, type TransitionCause } from "./state";
@@ -15,9 +19,28 @@ export type InstallFacts = {
   clientId: string;
   slug?: string | null;
   grantedScopes?: string[];
+  /** Which consumer the tokens belong to (callback only). */
+  consumerKey?: string | null;
 };
 
+/** The service's facts contradict what the app stored (e.g. one install_id, two operators). */
+export class InstallConflictError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "InstallConflictError";
+  }
+}
+
 const LIVE = ["ACTIVE", "NEEDS_REAUTH", "REINSTALL_NEEDED"] as const;
+
+function learned(facts: InstallFacts, row: { installId: number | null; consumerKey: string | null }) {
+  return {
+    ...(row.installId === null && facts.installId !== null ? { installId: facts.installId } : {}),
+    ...(row.consumerKey === null && facts.consumerKey ? { consumerKey: facts.consumerKey } : {}),
+    ...(facts.slug ? { slug: facts.slug } : {}),
+    ...(facts.grantedScopes ? { grantedScopes: facts.grantedScopes } : {}),
+  };
+}
 
 /**
  * Finds or creates the install row the facts describe and returns its id. Idempotent: the same
@@ -29,13 +52,10 @@ export async function recordInstall(tx: Tx, facts: InstallFacts, cause: Transiti
 
   const known = facts.installId !== null ? await tx.install.findUnique({ where: { installId: facts.installId } }) : null;
   if (known) {
-    await tx.install.update({
-      where: { id: known.id },
-      data: {
-        ...(facts.slug ? { slug: facts.slug } : {}),
-        ...(facts.grantedScopes ? { grantedScopes: facts.grantedScopes } : {}),
-      },
-    });
+    if (known.operatorId !== facts.operatorId) {
+      throw new InstallConflictError(`install ${facts.installId} is stored for another operator`);
+    }
+    await tx.install.update({ where: { id: known.id }, data: learned(facts, known) });
     return { id: known.id, created: false };
   }
 
@@ -43,27 +63,27 @@ export async function recordInstall(tx: Tx, facts: InstallFacts, cause: Transiti
     where: { clientId: facts.clientId, operatorId: facts.operatorId, status: { in: [...LIVE] } },
   });
 
-  if (live && (live.installId === null || facts.installId === null)) {
-    // Same live install, learned from the other side: bind the id we now know.
-    await tx.install.update({
-      where: { id: live.id },
-      data: {
-        ...(live.installId === null && facts.installId !== null ? { installId: facts.installId } : {}),
-        ...(facts.slug ? { slug: facts.slug } : {}),
-        ...(facts.grantedScopes ? { grantedScopes: facts.grantedScopes } : {}),
-      },
-    });
-    return { id: live.id, created: false };
+  if (live) {
+    const idsCompatible = live.installId === null || facts.installId === null;
+    const consumersDiffer = !!facts.consumerKey && !!live.consumerKey && facts.consumerKey !== live.consumerKey;
+    if (idsCompatible && !consumersDiffer) {
+      // The same live install, learned from the other side: keep what we now know.
+      await tx.install.update({ where: { id: live.id }, data: learned(facts, live) });
+      return { id: live.id, created: false };
+    }
   }
 
   let startRevoked = false;
-  if (live && live.installId !== null && facts.installId !== null) {
-    // Two different install_ids for one operator: only the newer can be active at the service.
-    // install_ids increase (docs/spec-gaps.md); a late event about an older install is history.
-    if (live.installId < facts.installId) {
-      await transitionInstall(tx, live.id, "REVOKED", cause, `superseded by install ${facts.installId}`);
-    } else {
+  if (live) {
+    // Two different installs for one operator: only the newer can be active at the service.
+    if (cause === "callback") {
+      // A consent that just produced working tokens is the newest fact there is.
+      await transitionInstall(tx, live.id, "REVOKED", cause, "superseded by a new consent");
+    } else if (live.installId !== null && facts.installId !== null && live.installId > facts.installId) {
+      // install_ids increase (docs/spec-gaps.md A3): a late event about an older install is history.
       startRevoked = true;
+    } else {
+      await transitionInstall(tx, live.id, "REVOKED", cause, `superseded by install ${facts.installId}`);
     }
   }
 
@@ -73,6 +93,7 @@ export async function recordInstall(tx: Tx, facts: InstallFacts, cause: Transiti
       clientId: facts.clientId,
       operatorId: facts.operatorId,
       slug: facts.slug ?? null,
+      consumerKey: facts.consumerKey ?? null,
       grantedScopes: facts.grantedScopes ?? [],
       status: startRevoked ? "REVOKED" : "ACTIVE",
       revokedAt: startRevoked ? new Date() : null,
@@ -88,4 +109,26 @@ export async function recordInstall(tx: Tx, facts: InstallFacts, cause: Transiti
     },
   });
   return { id: row.id, created: true };
+}
+
+/**
+ * Records an install the app only hears of as revoked (install.revoked for an unknown install_id)
+ * as history, without binding it to any live row: with no install_id on the live row, nothing
+ * proves they are the same install. The caller reconciles the operator's live install instead.
+ */
+export async function recordRevokedInstall(tx: Tx, facts: InstallFacts): Promise<string> {
+  const row = await tx.install.create({
+    data: {
+      installId: facts.installId,
+      clientId: facts.clientId,
+      operatorId: facts.operatorId,
+      slug: facts.slug ?? null,
+      status: "REVOKED",
+      revokedAt: new Date(),
+    },
+  });
+  await tx.installEvent.create({
+    data: { installRowId: row.id, fromStatus: null, toStatus: "REVOKED", cause: "webhook", detail: "install.revoked for an install the app had not seen" },
+  });
+  return row.id;
 }

@@ -13,6 +13,7 @@ export const ConsumerSchema = z.object({
   scopes: z.array(z.string()).default([]),
   rateLimit: z.number().optional(),
   rateLimitIntervalInSeconds: z.number().optional(),
+  createdAt: z.string().optional(),
   // Not documented (public-facts.md): read it when present, see lib/installs/identity.ts.
   installId: z.number().int().positive().max(2_147_483_647).optional(),
 });
@@ -62,11 +63,20 @@ export const ApiErrorBodySchema = z.object({
   context: z.record(z.string(), z.unknown()).optional(),
 });
 
-/** contract §7 "NEEDS_REAUTH body". */
+/**
+ * contract §7 "NEEDS_REAUTH body". The errorCode alone decides (the contract says to handle it
+ * apart from every other 403); the context fields are read when they are usable.
+ */
 export const NeedsReauthBodySchema = z.object({
   errorCode: z.literal("NEEDS_REAUTH"),
   message: z.string().optional(),
-  context: z.object({ install_id: z.number().int(), reauth_url: z.url() }),
+  context: z
+    .object({
+      install_id: z.number().int().positive().optional().catch(undefined),
+      reauth_url: z.url({ protocol: /^https?$/ }).optional().catch(undefined),
+    })
+    .optional()
+    .catch(undefined),
 });
 
 /** public-facts.md "Charge"; listing charges is what `charge-transactions:read` grants. */

@@ -148,8 +148,9 @@ export function apiRoutes(ctx: SandboxContext): Hono {
         scopes: consumer.scopes,
         createdAt: consumer.createdAt,
         updatedAt: consumer.updatedAt,
-        // Not in the public API reference (public-facts.md): the sandbox adds it; apps must treat it as optional.
-        installId: install.installId,
+        // Not in the public API reference (public-facts.md): the sandbox adds it unless a test
+        // switched it off (POST /_sandbox/consumers/install-id); apps must treat it as optional.
+        ...(ctx.consumerInstallId.include ? { installId: install.installId } : {}),
       }),
     ),
   );

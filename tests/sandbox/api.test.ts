@@ -41,6 +41,17 @@ describe("GET /consumers/me", () => {
       installId: 1,
     });
   });
+
+  it("leaves out the undocumented installId when a test asks for a service that does not send it", async () => {
+    const tokens = await installAndRedeem(env, 1002);
+    expect(await control(env, "POST", "/consumers/install-id", { include: false })).toEqual({ include: false });
+    const me = (await (await callApi(env, "/consumers/me", tokens.access_token)).json()) as Record<string, unknown>;
+    expect(me).not.toHaveProperty("installId");
+    expect(me.operatorId).toBe(1002);
+    await resetSandbox(env);
+    const again = await installAndRedeem(env, 1002);
+    expect(await (await callApi(env, "/consumers/me", again.access_token)).json()).toHaveProperty("installId", 1);
+  });
 });
 
 describe("GET /charge-points", () => {

@@ -51,6 +51,21 @@ const MESSAGES: Record<InstallFailureReason, { title: string; body: string; acti
     body: "The connection could not be completed because the service did not answer in time.",
     action: "Wait a minute, then " + RESTART.charAt(0).toLowerCase() + RESTART.slice(1),
   },
+  code_in_progress: {
+    title: "Your connection is still being completed",
+    body: "This connection link is being completed by another request from your browser (for example after a double click).",
+    action: "Open your dashboard in a moment. If it does not show your data, connect the app again from the operator portal.",
+  },
+  install_revoked: {
+    title: "This install was removed",
+    body: "The install was removed in the operator portal before the app could finish connecting it.",
+    action: RESTART,
+  },
+  app_failed_after_redemption: {
+    title: "The app could not save your connection",
+    body: "The connection was approved, but the app could not store it. Nothing was kept.",
+    action: "Wait a minute, then " + RESTART.charAt(0).toLowerCase() + RESTART.slice(1),
+  },
   bad_request: {
     title: "This page can only be opened by the service",
     body: "This address is where the operator portal sends you after you approve the app. It was opened without the details the service adds.",
@@ -59,7 +74,7 @@ const MESSAGES: Record<InstallFailureReason, { title: string; body: string; acti
   app_unavailable: {
     title: "The app is having trouble",
     body: "The app could not save your connection just now. Nothing was stored.",
-    action: "Reload this page within a minute, or " + RESTART.charAt(0).toLowerCase() + RESTART.slice(1),
+    action: RESTART,
   },
 };
 

@@ -8,13 +8,25 @@ import { logger } from "@/lib/log";
 
 export const dynamic = "force-dynamic";
 
-// Redirect with 303 so a reload of the next page never replays the code, and keep the code out of
-// any Referer header and any cache.
+// The code must never leak: not in a Referer header, not in a cache.
+const PRIVATE = { "Referrer-Policy": "no-referrer", "Cache-Control": "no-store" };
+
+// Redirect with 303 so a reload of the next page never replays the code.
 function redirectTo(path: string): NextResponse {
   const response = NextResponse.redirect(new URL(path, env().APP_URL), 303);
-  response.headers.set("Referrer-Policy", "no-referrer");
-  response.headers.set("Cache-Control", "no-store");
+  for (const [name, value] of Object.entries(PRIVATE)) response.headers.set(name, value);
   return response;
+}
+
+// The app's database is down and the code was not redeemed: answer here (no redirect), so that a
+// reload of this very address retries the still-valid code within its minute.
+function retryHere(): NextResponse {
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Please reload</title></head>
+<body style="font-family:system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem">
+<h1>The app is having trouble</h1>
+<p>It could not save your connection just now, and nothing was used up. Reload this page within a minute to try again;
+after that, connect the app again from the operator portal.</p></body></html>`;
+  return new NextResponse(html, { status: 503, headers: { ...PRIVATE, "Content-Type": "text/html; charset=utf-8", "Retry-After": "5" } });
 }
 
 export async function GET(request: NextRequest): Promise<NextResponse> {
@@ -30,8 +42,9 @@ export async function GET(request: NextRequest): Promise<NextResponse> {
       reason = error.reason;
     } else {
       logger.error({ err: error }, "install callback failed unexpectedly");
-      reason = "app_unavailable";
+      reason = "app_failed_after_redemption";
     }
   }
+  if (reason === "app_unavailable") return retryHere();
   return redirectTo(`/install/failed?reason=${reason}`);
 }

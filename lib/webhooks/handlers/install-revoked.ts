@@ -4,10 +4,13 @@
 // Harmless when repeated (a revoked install stays revoked), when it arrives before install.created
 // (the install is recorded as revoked, and a late install.created cannot revive it: revoked is
 // final), and after a re-install (it names the old install_id, so the new install is untouched).
+// An install_id the app has never seen is recorded as history only, never bound to a live install
+// whose install_id is unknown: the operator's live install is reconciled with the API instead.
 import "server-only";
 import type { Tx } from "@/lib/db/client";
 import { env } from "@/lib/env";
-import { recordInstall } from "@/lib/installs/register";
+import { reconcileInstall } from "@/lib/installs/reconcile";
+import { recordRevokedInstall } from "@/lib/installs/register";
 import { transitionInstall } from "@/lib/installs/state";
 import { InstallCreatedDataSchema, type WebhookEnvelope } from "../envelope";
 import { WebhookPayloadError } from "../errors";
@@ -21,10 +24,19 @@ export async function handleInstallRevoked(tx: Tx, envelope: WebhookEnvelope): P
   if (!data.success) throw new WebhookPayloadError("install.revoked data must carry install_id and operator_id");
   const { install_id: installId, operator_id: operatorId, slug } = data.data;
 
+  const clientId = env().OAUTH_CLIENT_ID;
   const existing = await tx.install.findUnique({ where: { installId }, select: { id: true } });
-  const row = existing ?? (await recordInstall(tx, { installId, operatorId, clientId: env().OAUTH_CLIENT_ID, slug }, "webhook"));
+  if (!existing) {
+    await recordRevokedInstall(tx, { installId, operatorId, clientId, slug });
+    const live = await tx.install.findFirst({ where: { clientId, operatorId, status: "ACTIVE", installId: null }, select: { id: true } });
+    return {
+      detail: `install ${installId} recorded as revoked`,
+      // The operator's live install may be this one (its install_id unknown): ask the API.
+      followUp: live ? () => reconcileInstall(live.id) : undefined,
+    };
+  }
   // A revocation at the service is final, so however late it arrives, it is newer than anything
   // the app believes about this install_id.
-  const moved = await transitionInstall(tx, row.id, "REVOKED", "webhook", "install.revoked");
+  const moved = await transitionInstall(tx, existing.id, "REVOKED", "webhook", "install.revoked");
   return { detail: moved ? `install ${installId} revoked` : `install ${installId} already revoked` };
 }

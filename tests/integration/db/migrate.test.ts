@@ -107,6 +107,7 @@ describe("applyMigrations", () => {
     );
     expect(tables.map((t) => t.table_name)).toEqual([
       "_prisma_migrations",
+      "authorization_code_claims",
       "install_events",
       "installs",
       "oauth_client_health",

@@ -26,6 +26,9 @@ export function authOptions(): NextAuthOptions {
   return {
     secret: env().NEXTAUTH_SECRET,
     session: { strategy: "jwt", maxAge: OPERATOR_SESSION_MAX_AGE_SECONDS },
+    // Decide `__Secure-` cookies from APP_URL, the same rule lib/auth/operator-session.ts uses to
+    // name the cookie it sets, rather than from NEXTAUTH_URL (which could disagree).
+    useSecureCookies: new URL(env().APP_URL).protocol === "https:",
     // No sign-in provider for operators: contract §1.3, the app's only inbound surface for the
     // install flow is its redirect_uri. The one provider is for the partner's staff.
     //

@@ -5,9 +5,10 @@ import { z } from "zod";
 
 /** Seconds since the epoch; a value in milliseconds is accepted too (tolerant parsing). */
 const EpochSchema = z
-  .union([z.number(), z.string().regex(/^\d+$/).transform(Number)])
+  .union([z.number(), z.string().regex(/^\d{1,16}$/).transform(Number)])
   .pipe(z.number().int().positive())
-  .transform((n) => new Date(n > 1e11 ? n : n * 1000));
+  .transform((n) => new Date(n > 1e11 ? n : n * 1000))
+  .refine((date) => !Number.isNaN(date.getTime()), "delivered_at is not a time");
 
 export const WebhookEnvelopeSchema = z.object({
   /** A delivery id: the dedupe key when present. */

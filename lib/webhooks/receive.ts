@@ -72,6 +72,11 @@ export async function receiveWebhook(rawBody: Uint8Array, signatureHeader: strin
     await recordDelivery(rawBody, undefined, "invalid", "body is not valid JSON");
     return result(400, "invalid_json");
   }
+  if (JSON.stringify(json).includes("\\u0000")) {
+    // PostgreSQL cannot store NUL in text or jsonb; no legitimate event carries one.
+    await recordDelivery(rawBody, undefined, "invalid", "body contains a NUL character");
+    return result(400, "invalid_payload");
+  }
   const parsed = WebhookEnvelopeSchema.safeParse(json);
   if (!parsed.success) {
     await recordDelivery(rawBody, undefined, "invalid", "envelope does not match the expected layout");
@@ -80,7 +85,7 @@ export async function receiveWebhook(rawBody: Uint8Array, signatureHeader: strin
   const envelope = parsed.data;
 
   const skewSeconds = Math.abs(now.getTime() - envelope.delivered_at.getTime()) / 1000;
-  if (skewSeconds > config.WEBHOOK_TOLERANCE_SECONDS) {
+  if (!(skewSeconds <= config.WEBHOOK_TOLERANCE_SECONDS)) {
     // Not recorded: a stale delivery is either a replay or a clock problem, and recording it would
     // block the genuine delivery of the same id if the service replays it on request (contract §6).
     logger.warn({ type: envelope.type, skewSeconds: Math.round(skewSeconds) }, "webhook outside the delivered_at window");
@@ -90,28 +95,29 @@ export async function receiveWebhook(rawBody: Uint8Array, signatureHeader: strin
   const handler = HANDLERS[envelope.type];
   try {
     const outcome = await db().$transaction(async (tx) => {
-      const delivery = await tx.webhookDelivery.create({
+      // Recorded first, under its unique key: a concurrent or later copy inserts nothing (ON
+      // CONFLICT DO NOTHING waits for this transaction) and is answered as a duplicate.
+      const dedupeKey = dedupeKeyFor(envelope, rawBody);
+      const { count } = await tx.webhookDelivery.createMany({
         data: {
-          dedupeKey: dedupeKeyFor(envelope, rawBody),
+          dedupeKey,
           eventType: envelope.type,
           installId: InstallIdSchema.safeParse(envelope.data.install_id).data ?? null,
           deliveredAt: envelope.delivered_at,
           outcome: handler ? "processed" : "ignored",
           payload: json as Prisma.InputJsonValue,
         },
+        skipDuplicates: true,
       });
+      if (count === 0) return { outcome: "duplicate" };
       if (!handler) return { outcome: "ignored" };
       const handled = await handler(tx, envelope);
-      await tx.webhookDelivery.update({ where: { id: delivery.id }, data: { detail: handled.detail } });
+      await tx.webhookDelivery.update({ where: { dedupeKey }, data: { detail: handled.detail } });
       return { outcome: "processed", followUp: handled.followUp };
     }, TRANSACTION_LIMITS);
     logger.info({ type: envelope.type, outcome: outcome.outcome }, "webhook received");
-    return { ...result(200, outcome.outcome), followUp: outcome.followUp };
+    return { ...result(200, outcome.outcome), followUp: "followUp" in outcome ? outcome.followUp : undefined };
   } catch (error) {
-    if (isUniqueViolation(error)) {
-      logger.info({ type: envelope.type }, "duplicate webhook delivery ignored");
-      return result(200, "duplicate");
-    }
     if (error instanceof WebhookPayloadError) {
       await recordDelivery(rawBody, envelope, "invalid", error.message);
       return result(400, "invalid_payload", error.message);

@@ -72,6 +72,8 @@ function cases(): Case[] {
     { name: "future delivered_at (1 hour ahead)", ...signedEnvelope({ delivered_at: now() + 3600 }), expect: 400 },
     { name: "delivered_at missing", ...signedEnvelope({ delivered_at: undefined }), expect: 400 },
     { name: "delivered_at not a number", ...signedEnvelope({ delivered_at: "yesterday" }), expect: 400 },
+    { name: "delivered_at beyond any date", ...signedEnvelope({ delivered_at: 9e15 }), expect: 400 },
+    { name: "a NUL character in the payload", ...signedEnvelope({ data: { install_id: 7001, operator_id: 1001, slug: "a\u0000b" } }), expect: 400 },
     { name: "invalid JSON", ...signedRaw("{not json"), expect: 400 },
     { name: "non-UTF-8 body, valid signature", ...signedRaw(nonUtf8), expect: 400 },
     { name: "a JSON array", ...signedRaw("[1,2,3]"), expect: 400 },

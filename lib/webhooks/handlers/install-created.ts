@@ -14,7 +14,7 @@ import type { HandlerResult } from "../receive";
 
 export async function handleInstallCreated(tx: Tx, envelope: WebhookEnvelope): Promise<HandlerResult> {
   const data = InstallCreatedDataSchema.safeParse(envelope.data);
-  if (!data.success) throw new WebhookPayloadError("install.created data must carry install_id, operator_id and slug");
+  if (!data.success) throw new WebhookPayloadError("install.created data must carry install_id and operator_id (and may carry slug)");
   const { id, created } = await recordInstall(
     tx,
     { installId: data.data.install_id, operatorId: data.data.operator_id, clientId: env().OAUTH_CLIENT_ID, slug: data.data.slug },

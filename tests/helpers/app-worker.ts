@@ -13,6 +13,7 @@
 import { createInterface } from "node:readline";
 import { runKeepAlive } from "../../lib/jobs/keep-alive";
 import { withAccessToken } from "../../lib/oauth/access";
+import { ensureOAuthConfiguration } from "../../lib/oauth/token-endpoint";
 import { reencryptAllGrants } from "../../lib/oauth/token-vault";
 import { db } from "../../lib/db/client";
 import { fetchConsumer } from "../../lib/partner-api/client";
@@ -44,6 +45,10 @@ function describe(error: unknown) {
 switch (command) {
   case "call": {
     const count = Number(countArg);
+    // Warm up without touching the token (it may be the expired one under test): open the
+    // database pool and discover the identity provider, so latencies are not cold-start times.
+    await Promise.all(Array.from({ length: 10 }, () => db().$queryRaw`SELECT 1`));
+    await ensureOAuthConfiguration();
     const started = performance.now();
     const results = await Promise.allSettled(
       Array.from({ length: count }, async () => {

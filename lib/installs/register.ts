@@ -87,27 +87,13 @@ export async function recordInstall(tx: Tx, facts: InstallFacts, cause: Transiti
     }
   }
 
-  const row = await tx.install.create({
-    data: {
-      installId: facts.installId,
-      clientId: facts.clientId,
-      operatorId: facts.operatorId,
-      slug: facts.slug ?? null,
-      consumerKey: facts.consumerKey ?? null,
-      grantedScopes: facts.grantedScopes ?? [],
-      status: startRevoked ? "REVOKED" : "ACTIVE",
-      revokedAt: startRevoked ? new Date() : null,
-    },
-  });
-  await tx.installEvent.create({
-    data: {
-      installRowId: row.id,
-      fromStatus: null,
-      toStatus: row.status,
-      cause,
-      detail: startRevoked ? `older than live install ${live?.installId}` : "install recorded",
-    },
-  });
+  const row = await createInstallRow(
+    tx,
+    facts,
+    startRevoked ? "REVOKED" : "ACTIVE",
+    cause,
+    startRevoked ? `older than live install ${live?.installId}` : "install recorded",
+  );
   return { id: row.id, created: true };
 }
 
@@ -117,18 +103,23 @@ export async function recordInstall(tx: Tx, facts: InstallFacts, cause: Transiti
  * proves they are the same install. The caller reconciles the operator's live install instead.
  */
 export async function recordRevokedInstall(tx: Tx, facts: InstallFacts): Promise<string> {
+  const row = await createInstallRow(tx, facts, "REVOKED", "webhook", "install.revoked for an install the app had not seen");
+  return row.id;
+}
+
+async function createInstallRow(tx: Tx, facts: InstallFacts, status: "ACTIVE" | "REVOKED", cause: TransitionCause, detail: string) {
   const row = await tx.install.create({
     data: {
       installId: facts.installId,
       clientId: facts.clientId,
       operatorId: facts.operatorId,
       slug: facts.slug ?? null,
-      status: "REVOKED",
-      revokedAt: new Date(),
+      consumerKey: facts.consumerKey ?? null,
+      grantedScopes: facts.grantedScopes ?? [],
+      status,
+      revokedAt: status === "REVOKED" ? new Date() : null,
     },
   });
-  await tx.installEvent.create({
-    data: { installRowId: row.id, fromStatus: null, toStatus: "REVOKED", cause: "webhook", detail: "install.revoked for an install the app had not seen" },
-  });
-  return row.id;
+  await tx.installEvent.create({ data: { installRowId: row.id, fromStatus: null, toStatus: status, cause, detail } });
+  return row;
 }

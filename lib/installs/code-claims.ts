@@ -19,6 +19,7 @@ export type CodeClaim =
   | { kind: "claimed"; codeHash: string }
   /** A concurrent request with the same code finished while this one waited: the same outcome. */
   | { kind: "completed_by_other"; installRowId: string; operatorId: string }
+  /** The code's redemption failed (in this request's copy, or earlier): the same failure. */
   | { kind: "failed_for_other"; failure: string }
   /** The code was redeemed earlier: this is a reuse. It is not sent to the identity provider. */
   | { kind: "used" }
@@ -35,6 +36,8 @@ export async function claimAuthorizationCode(code: string): Promise<CodeClaim> {
   if (count === 1) return { kind: "claimed", codeHash };
 
   const first = await db().authorizationCodeClaim.findUnique({ where: { codeHash } });
+  // A code whose redemption failed fails the same way again (an expired code stays expired).
+  if (first?.state === "failed") return { kind: "failed_for_other", failure: first.failure ?? "code_rejected" };
   if (first?.state !== "pending") return { kind: "used" };
   // Another request is redeeming this code right now: wait for its outcome.
   const deadline = Date.now() + WAIT_FOR_FIRST_MS;

@@ -82,6 +82,9 @@ describe("GET /oauth/callback", () => {
     expect(failureReason(response)).toBe("code_expired");
     expect(response.headers.get("set-cookie")).toBeNull();
     expect((await storedCounts()).grants).toBe(0);
+    // A reload of the same address says the same thing, without asking the identity provider again.
+    expect(failureReason(await visit(callback))).toBe("code_expired");
+    expect((await sandboxEvents("token")).length).toBe(1);
   });
 
   it("an operator who declines lands on a clear page; nothing is redeemed or stored", async () => {

@@ -118,6 +118,68 @@ describe("a refresh whose outcome is unknown", () => {
   });
 });
 
+describe("the token endpoint fails mid-refresh (sandbox faults)", () => {
+  // As if the settle window (HTTP timeout + commit retry + margin) has passed. `probeable`: the old
+  // access token is due for a refresh but still within its hour by the app's record, so the next
+  // call refreshes and the settle probe can use the old token first.
+  const settleNow = (installRowId: string, probeable: boolean) =>
+    sql(
+      `UPDATE token_grants SET refresh_started_at = now() - interval '5 minutes'${probeable ? ", access_token_expires_at = now() + interval '1 minute'" : ""} WHERE install_row_id = $1`,
+      [installRowId],
+    );
+
+  it("a 500 that did nothing: the marker stays, the settle probe proves the token unspent, and it recovers", async () => {
+    const { installRowId, installId } = await installViaPortal(1001);
+    await expireAccessToken(installRowId, false);
+    await control("POST", "/faults", { tokenEndpoint: { mode: "error500", count: 1 } });
+    const failed = resultOf<CallSummary>(await runAppWorker(["call", installRowId, "1"]));
+    expect(failed.ok).toBe(0);
+    expect((await grantRow(installRowId))?.refresh_started_at).not.toBeNull();
+
+    await settleNow(installRowId, true);
+    expect(resultOf<CallSummary>(await runAppWorker(["call", installRowId, "2"]))).toMatchObject({ ok: 2, errors: {} });
+    expect((await tokenCalls(installId)).refresh_token).toBe(2);
+    expect(await chainRevocations()).toBe(0);
+    expect(await installStatus(installRowId)).toBe("ACTIVE");
+  });
+
+  it("an answer lost after the refresh happened: the probe sees the old token revoked, re-install needed, nothing re-sent", async () => {
+    const { installRowId, installId } = await installViaPortal(1001);
+    await expireAccessToken(installRowId, false);
+    await control("POST", "/faults", { tokenEndpoint: { mode: "answer-then-fail", count: 1 } });
+    expect(resultOf<CallSummary>(await runAppWorker(["call", installRowId, "1"])).ok).toBe(0);
+    await settleNow(installRowId, true);
+    expect(resultOf<CallSummary>(await runAppWorker(["call", installRowId, "3"])).errors).toEqual({ "NoUsableTokenError:reinstall_needed": 3 });
+    expect((await tokenCalls(installId)).refresh_token).toBe(1);
+    expect(await chainRevocations()).toBe(0);
+    expect(await installStatus(installRowId)).toBe("REINSTALL_NEEDED");
+  });
+
+  it("an idle grant (old token expired, nothing to probe): a 500 that did nothing is retried once and the install saved", async () => {
+    const { installRowId, installId } = await installViaPortal(1002);
+    await expireAccessToken(installRowId, true); // expired at the service too: the probe cannot tell
+    await control("POST", "/faults", { tokenEndpoint: { mode: "error500", count: 1 } });
+    expect(resultOf<CallSummary>(await runAppWorker(["call", installRowId, "1"])).ok).toBe(0);
+    await settleNow(installRowId, false);
+    expect(resultOf<CallSummary>(await runAppWorker(["call", installRowId, "1"])).ok).toBe(1);
+    expect((await tokenCalls(installId)).refresh_token).toBe(2);
+    expect(await installStatus(installRowId)).toBe("ACTIVE");
+  });
+
+  it("an idle grant whose refresh did happen: the one retry finds it spent, and the install needs a re-install", async () => {
+    const { installRowId, installId } = await installViaPortal(1002);
+    await expireAccessToken(installRowId, true);
+    await control("POST", "/faults", { tokenEndpoint: { mode: "answer-then-fail", count: 1 } });
+    expect(resultOf<CallSummary>(await runAppWorker(["call", installRowId, "1"])).ok).toBe(0);
+    await settleNow(installRowId, false);
+    expect(resultOf<CallSummary>(await runAppWorker(["call", installRowId, "1"])).errors).toEqual({ "NoUsableTokenError:reinstall_needed": 1 });
+    // Once, never again: the spent token was sent a second time only because nothing could prove it spent.
+    resultOf<CallSummary>(await runAppWorker(["call", installRowId, "3"]));
+    expect((await tokenCalls(installId)).refresh_token).toBe(2);
+    expect(await installStatus(installRowId)).toBe("REINSTALL_NEEDED");
+  });
+});
+
 describe("uninstall and revocation", () => {
   it("after the install was revoked at the service, a refresh fails once and the app stops", async () => {
     const { installRowId, installId } = await installViaPortal(1001);

@@ -9,9 +9,8 @@
 // Each outcome is a status code and a small JSON body with no secret in it.
 import "server-only";
 import { createHash } from "node:crypto";
-import type { Tx } from "@/lib/db/client";
-import { db } from "@/lib/db/client";
-import { Prisma } from "@/lib/db/generated/client";
+import { db, type Tx } from "@/lib/db/client";
+import type { Prisma } from "@/lib/db/generated/client";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/log";
 import { InstallIdSchema, WebhookEnvelopeSchema, type WebhookEnvelope } from "./envelope";
@@ -50,10 +49,6 @@ function result(status: number, outcome: string, detail?: string): WebhookResult
 function dedupeKeyFor(envelope: WebhookEnvelope | undefined, rawBody: Uint8Array): string {
   if (envelope?.id) return `id:${envelope.id}`;
   return `sha256:${createHash("sha256").update(rawBody).digest("hex")}`;
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002";
 }
 
 export async function receiveWebhook(rawBody: Uint8Array, signatureHeader: string | null, now = new Date()): Promise<WebhookResult> {
@@ -126,19 +121,16 @@ export async function receiveWebhook(rawBody: Uint8Array, signatureHeader: strin
   }
 }
 
-/** Records a delivery that had no effect (for the audit trail); a duplicate record is fine. */
+/** Records a delivery that had no effect (for the audit trail); a copy of one already recorded is skipped. */
 async function recordDelivery(rawBody: Uint8Array, envelope: WebhookEnvelope | undefined, outcome: string, detail: string) {
-  try {
-    await db().webhookDelivery.create({
-      data: {
-        dedupeKey: `${outcome}:${dedupeKeyFor(envelope, rawBody)}`,
-        eventType: envelope?.type ?? null,
-        deliveredAt: envelope?.delivered_at ?? null,
-        outcome,
-        detail,
-      },
-    });
-  } catch (error) {
-    if (!isUniqueViolation(error)) throw error;
-  }
+  await db().webhookDelivery.createMany({
+    data: {
+      dedupeKey: `${outcome}:${dedupeKeyFor(envelope, rawBody)}`,
+      eventType: envelope?.type ?? null,
+      deliveredAt: envelope?.delivered_at ?? null,
+      outcome,
+      detail,
+    },
+    skipDuplicates: true,
+  });
 }

@@ -12,8 +12,8 @@ import { stopAll } from "./lib/processes";
 import { startStack } from "./lib/stack";
 import { openToken, sealToken } from "../lib/oauth/token-crypto";
 import { computeWebhookSignature, verifyWebhookSignature } from "../lib/webhooks/signature";
-import pg from "pg";
 import { resultOf, runAppWorker } from "../tests/helpers/app-process";
+import { approveInPortal, closeSql, control, expireAccessToken, sql } from "../tests/helpers/stack";
 
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
@@ -58,17 +58,8 @@ const stack = await startStack({
   appMode: "start",
   quiet: true,
 });
-const sandboxUrl = stack.env.SANDBOX_URL!;
-
-async function approve(operatorId: number): Promise<string> {
-  const post = (url: string, fields: Record<string, string>) =>
-    fetch(url, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(fields).toString(), redirect: "manual" });
-  const at = (r: Response) => new URL(r.headers.get("location")!, sandboxUrl).toString();
-  const authorize = at(await post(`${sandboxUrl}/portal/operators/${operatorId}/connect`, {}));
-  const consent = at(await fetch(authorize, { redirect: "manual" }));
-  const challenge = /name="consent_challenge" value="([^"]+)"/.exec(await (await fetch(consent)).text())![1]!;
-  return at(await post(`${sandboxUrl}/idp/consent`, { consent_challenge: challenge, decision: "approve" }));
-}
+// The test helpers (portal walk, SQL, sandbox control) read the stack's addresses from the environment.
+Object.assign(process.env, stack.env);
 
 async function startBareHmacServer(secret: string): Promise<{ url: string; close: () => Promise<void> }> {
   const server = createServer((req, res) => {
@@ -118,11 +109,10 @@ async function ingest(url: string, secret: string, total: number, concurrency: n
   return { perSecond: total / ((performance.now() - started) / 1000), latencies };
 }
 
+/** Refresh calls the sandbox counted for the install, and chains it revoked for a reused token. */
 async function refreshCount(installId: number): Promise<{ refreshes: number; revocations: number }> {
-  const response = await fetch(`${sandboxUrl}/_sandbox/events?type=token`);
-  const { events } = (await response.json()) as { events: { detail: Record<string, unknown> }[] };
-  const mine = events.filter((e) => e.detail.install_id === installId && e.detail.grant_type === "refresh_token");
-  return { refreshes: mine.length, revocations: mine.filter((e) => /already used|reuse/i.test(String(e.detail.detail ?? ""))).length };
+  const stats = await control<{ calls: { refresh_token: number }; chain_revocations: number }>("GET", `/installs/${installId}/token-stats`);
+  return { refreshes: stats.calls.refresh_token, revocations: stats.chain_revocations };
 }
 
 try {
@@ -130,7 +120,7 @@ try {
   const callbackMs: number[] = [];
   let cookie = "";
   for (let i = 0; i < 30; i++) {
-    const callback = await approve(1001);
+    const callback = await approveInPortal(1001);
     const started = performance.now();
     const response = await fetch(callback, { redirect: "manual" });
     callbackMs.push(performance.now() - started);
@@ -152,18 +142,15 @@ try {
   // The refresh stampede: N concurrent API calls from two processes for one install whose access
   // token has just expired. Exactly one refresh should reach the identity provider.
   console.log("\n== refresh stampede (2 processes, access token expired at the app and the service) ==");
-  const database = new pg.Client({ connectionString: stack.databaseUrl });
-  await database.connect();
-  const { rows } = await database.query<{ id: string; install_id: number }>("SELECT id, install_id FROM installs WHERE status = 'ACTIVE' LIMIT 1");
-  const install = rows[0]!;
+  const [install] = await sql<{ id: string; install_id: number }>("SELECT id, install_id FROM installs WHERE status = 'ACTIVE' LIMIT 1");
+  if (!install) throw new Error("bench: no active install");
   const workerEnv = { ...(stack.env as Record<string, string>), LOG_LEVEL: "warn" };
   for (const perProcess of [50, 100, 250]) {
     // Baseline: the same calls with a valid token, so the refresh's own cost can be read off.
     const baseline = await Promise.all([0, 1].map(() => runAppWorker(["call", install.id, String(perProcess)], workerEnv)));
     summary(`N=${perProcess * 2}: baseline, no refresh`, baseline.flatMap((r) => resultOf<{ latencies: number[] }>(r).latencies));
 
-    await database.query("UPDATE token_grants SET access_token_expires_at = now() - interval '1 minute' WHERE install_row_id = $1", [install.id]);
-    await fetch(`${sandboxUrl}/_sandbox/clock/advance`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ seconds: 3601 }) });
+    await expireAccessToken(install.id, true);
     const before = await refreshCount(install.install_id);
     const runs = await Promise.all([0, 1].map(() => runAppWorker(["call", install.id, String(perProcess)], workerEnv)));
     const results = runs.map((r) => resultOf<{ ok: number; errors: Record<string, number>; latencies: number[] }>(r));
@@ -174,7 +161,7 @@ try {
       `${"".padEnd(44)} refresh calls=${after.refreshes - before.refreshes}  chain revocations=${after.revocations - before.revocations}  failed calls=${failed}`,
     );
   }
-  await database.end();
+  await closeSql();
 
   // Webhook ingest: signed install.created deliveries at concurrency 64, against `next start`
   // (verify, parse, dedupe, record, create the install) and against a bare Node http server that

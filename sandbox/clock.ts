@@ -1,5 +1,6 @@
 // The sandbox clock: real time plus an offset that tests move forward through the control API.
-// Every expiry in the sandbox (codes, tokens, consent requests, rate-limit windows) reads this clock.
+// Every expiry in the sandbox (codes, tokens, consent requests, rate-limit windows) reads this clock. The signed
+// delivered_at of webhooks does not: it is wall-clock time (webhooks.ts, README decision 30).
 
 export class SandboxClock {
   constructor(private offsetSeconds = 0) {}
@@ -10,11 +11,6 @@ export class SandboxClock {
 
   now(): Date {
     return new Date(this.nowMs());
-  }
-
-  /** Whole seconds since the epoch, as used in webhook envelopes. */
-  nowEpochSeconds(): number {
-    return Math.floor(this.nowMs() / 1000);
   }
 
   get offset(): number {

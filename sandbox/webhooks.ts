@@ -6,6 +6,12 @@
 // Best effort: a 10-second deadline, no retry; every attempt goes to the event log (type "webhook").
 // Each delivery is kept (newest 1,000) so the service operator can replay it on request (contract §6), and the
 // control API can arm delivery modes for the next deliveries of a type: drop, late (stale delivered_at), twice.
+//
+// delivered_at is the wall clock, NOT the sandbox clock (README decision 30). The sandbox clock's offset
+// fast-forwards lifetimes (codes, tokens, consent requests, rate windows); it does not model a service whose
+// wall clock is wrong. The app checks delivered_at against its own real clock (contract §6.4), so signing with
+// the moved clock would make every delivery look stale after a test moves time. A stale or skewed delivery is
+// asked for explicitly with the `late` mode.
 import { z } from "zod";
 import type { SandboxClock } from "./clock.js";
 import type { SandboxConfig } from "./config.js";
@@ -119,6 +125,11 @@ export function signWebhookBody(secret: string, rawBody: string | Buffer): strin
   return `sha256=${hmacSha256Hex(secret, rawBody)}`;
 }
 
+/** Whole seconds since the epoch on the real wall clock: what delivered_at carries (see the top of this file). */
+export function wallClockEpochSeconds(): number {
+  return Math.floor(Date.now() / 1000);
+}
+
 export function createWebhookSender(
   config: SandboxConfig,
   clock: SandboxClock,
@@ -211,11 +222,11 @@ export function createWebhookSender(
       const applied = modes.take(type);
       const mode = applied?.mode ?? null;
       if (applied?.mode === "drop") {
-        const dropped: AttemptResult = { kind: "original", deliveredAt: clock.nowEpochSeconds(), outcome: "dropped", status: null, error: null, latencyMs: null };
+        const dropped: AttemptResult = { kind: "original", deliveredAt: wallClockEpochSeconds(), outcome: "dropped", status: null, error: null, latencyMs: null };
         logAttempt(delivery, mode, dropped, clock.now());
         return summary(delivery, mode, [dropped]);
       }
-      const deliveredAt = clock.nowEpochSeconds() - (applied?.mode === "late" ? applied.lateSeconds : 0);
+      const deliveredAt = wallClockEpochSeconds() - (applied?.mode === "late" ? applied.lateSeconds : 0);
       const body = envelopeBody(delivery, deliveredAt);
       const attempts = [await post(delivery, body, deliveredAt, "original", mode)];
       // "twice": the very same bytes and signature again, as a network-level duplicate would arrive.
@@ -226,7 +237,7 @@ export function createWebhookSender(
     async replay(deliveryId) {
       const delivery = store.findDelivery(deliveryId);
       if (!delivery) return null;
-      const deliveredAt = clock.nowEpochSeconds();
+      const deliveredAt = wallClockEpochSeconds();
       const attempt = await post(delivery, envelopeBody(delivery, deliveredAt), deliveredAt, "replay", null);
       return summary(delivery, null, [attempt]);
     },

@@ -1,7 +1,7 @@
 // POST /api/webhooks against the running app and database.
 import { createHmac, randomUUID } from "node:crypto";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { closeSql, resetWorld, sql, stack } from "../helpers/stack";
+import { closeSql, control, installViaPortal, resetWorld, sandboxEvents, sql, stack } from "../helpers/stack";
 
 const HEADER = "X-Volt-Signature";
 
@@ -90,7 +90,36 @@ describe("POST /api/webhooks", () => {
     expect(response.status).toBe(400);
     expect(await counts()).toEqual({ installs: 0, deliveries: 0 });
   });
+});
 
+// The sandbox signs delivered_at with the wall clock; its own clock only fast-forwards lifetimes
+// (sandbox README decision 30). A stale delivery is asked for with the `late` mode.
+describe("delivered_at from the sandbox", () => {
+  async function revokeThroughSandbox(installId: number) {
+    await control("POST", `/installs/${installId}/revoke`);
+    const [attempt] = (await sandboxEvents("webhook")).filter((e) => e.detail.event_type === "install.revoked");
+    return attempt!.detail;
+  }
+  const installStatus = async (installId: number) =>
+    (await sql<{ status: string }>("SELECT status FROM installs WHERE install_id = $1", [installId]))[0]?.status;
+
+  it("moving the sandbox clock an hour does not make its deliveries stale", async () => {
+    const install = await installViaPortal(1001);
+    await control("POST", "/clock/advance", { seconds: 3600 });
+    expect(await revokeThroughSandbox(install.installId)).toMatchObject({ outcome: "delivered", status: 200 });
+    expect(await installStatus(install.installId)).toBe("REVOKED");
+  });
+
+  it("a delivery the sandbox sends late (mode late) is refused as stale and recorded nowhere", async () => {
+    const install = await installViaPortal(1001);
+    await control("POST", "/webhook-modes", { type: "install.revoked", mode: "late", lateSeconds: 3600 });
+    expect(await revokeThroughSandbox(install.installId)).toMatchObject({ mode: "late", outcome: "failed", status: 400 });
+    expect(await installStatus(install.installId)).toBe("ACTIVE");
+    expect(await sql("SELECT id FROM webhook_deliveries WHERE event_type = 'install.revoked'")).toEqual([]);
+  });
+});
+
+describe("POST /api/webhooks, continued", () => {
   it("answers 400 to signed invalid JSON and records it", async () => {
     const body = "{not json";
     const response = await deliver(body, { [HEADER]: sign(body) });

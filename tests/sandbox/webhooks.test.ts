@@ -31,7 +31,7 @@ describe("install.created", () => {
 
   it("carries the envelope id/type/delivered_at/data with install_id, operator_id and slug", async () => {
     await advanceClock(env, 1000);
-    const before = Math.floor(Date.now() / 1000) + 1000;
+    const before = Math.floor(Date.now() / 1000);
     await connectAndApprove(env, 1003);
     const body = JSON.parse(env.webhooks.received[0]?.rawBody.toString("utf8") ?? "{}") as Record<string, unknown>;
     expect(body).toEqual({
@@ -40,9 +40,11 @@ describe("install.created", () => {
       delivered_at: expect.any(Number),
       data: { install_id: 1, operator_id: 1003, slug: "alpenstrom-mobility" },
     });
-    // delivered_at is integer epoch seconds on the sandbox clock (moved 1000 s ahead).
+    // delivered_at is integer epoch seconds on the wall clock, not the sandbox clock that moved
+    // 1000 s ahead (README decision 30): moving the clock must not make deliveries stale.
     expect(Number.isInteger(body.delivered_at)).toBe(true);
     expect(body.delivered_at).toBeGreaterThanOrEqual(before - 1);
+    expect(body.delivered_at).toBeLessThanOrEqual(Math.floor(Date.now() / 1000) + 1);
     expect(body.delivered_at).toBeLessThanOrEqual(before + 5);
   });
 

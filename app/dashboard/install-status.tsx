@@ -1,6 +1,6 @@
 // The install's identity and state, shown above every dashboard page.
 import type { InstallSummary } from "@/lib/installs/dashboard";
-import { startReauthorizationAction } from "./actions";
+import { checkReauthorizationAction, startReauthorizationAction } from "./actions";
 
 const STATUS_TEXT: Record<InstallSummary["status"], { label: string; tone: string; explain?: string }> = {
   ACTIVE: { label: "Connected", tone: "bg-emerald-100 text-emerald-800" },
@@ -86,15 +86,27 @@ export function ReauthorizeBanner({ reauthUrl }: { reauthUrl: string | null }) {
         The app&rsquo;s provider has changed what the app needs to read. Until you approve the new access, the app has stopped reading
         your data, and nothing here is updated. Your existing data and settings are kept.
       </p>
-      {reauthUrl ? (
-        <form action={startReauthorizationAction}>
-          <button type="submit" className="mt-3 rounded-md bg-amber-600 px-4 py-2 text-sm font-medium text-white hover:bg-amber-700">
-            Review and approve
+      <div className="mt-3 flex flex-wrap items-center gap-3">
+        {reauthUrl ? (
+          <form action={startReauthorizationAction}>
+            <button type="submit" className="rounded-md bg-amber-600 px-4 py-2 text-sm font-medium text-white hover:bg-amber-700">
+              Review and approve
+            </button>
+          </form>
+        ) : (
+          <p className="text-sm text-amber-900">Open the app in your operator portal to review and approve the new access.</p>
+        )}
+        {/* Approved from the portal or a support link instead: let the operator ask the app to look. */}
+        <form action={checkReauthorizationAction}>
+          <button
+            type="submit"
+            className="rounded-md border border-amber-400 bg-white px-4 py-2 text-sm font-medium text-amber-900 hover:bg-amber-100"
+            data-testid="reauth-check"
+          >
+            I&rsquo;ve already approved it
           </button>
         </form>
-      ) : (
-        <p className="mt-2 text-sm text-amber-900">Open the app in your operator portal to review and approve the new access.</p>
-      )}
+      </div>
     </div>
   );
 }

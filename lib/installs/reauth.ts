@@ -3,14 +3,20 @@
 // app then stops calling the API for that install (pages, jobs, sync) and shows the operator a
 // banner with a button to reauth_url, until the operator has re-consented.
 //
-// How the flag clears: the app cannot be told (no webhook is stated for it), so it asks, once, when
-// the answer can have changed: the operator left for reauth_url through the banner's button and
-// came back to the app (the service's consent page sends them back to the dashboard), or a staff
-// member asks in the console. Nothing else calls the API for a flagged install (one exception:
-// settling a refresh whose outcome is unknown probes the old token once, lib/oauth/refresh.ts,
-// because keep-alive refreshes flagged installs too). There is
-// deliberately no periodic probe: only the operator can re-consent, so a probe every few minutes
-// for an install nobody looks at would only spend its rate budget and fill the service's logs.
+// How the flag clears: the app cannot be told (no webhook is stated for it), so it asks, with one
+// `GET /consumers/me`, only when the answer can have changed and someone may care:
+//   - the operator left for reauth_url through the banner's button: their next visit probes;
+//   - the operator opens the app: at most once per REAUTH_VISIT_PROBE_INTERVAL_MS, because they
+//     may have re-consented from the portal or a support link without the app's button;
+//   - the operator says "I've already approved it" on the banner, or staff select "Check now": at
+//     once (at most once per REAUTH_ASKED_PROBE_INTERVAL_MS for the operator's button);
+//   - nobody looks: the reconcile sweep probes at most once per REAUTH_SWEEP_PROBE_INTERVAL_MS, so
+//     an install re-consented elsewhere does not stay stopped for ever.
+// That is a handful of calls a day for a flagged install, against a budget of 1,000 a minute
+// (contract §8): "stop calling the API" in the sense that matters (no data reads, no sync), while
+// never leaving an install stuck. docs/spec-gaps.md (A30) records this reading. Settling a refresh
+// whose outcome is unknown also probes the old token once (lib/oauth/refresh.ts), because
+// keep-alive refreshes flagged installs too.
 import "server-only";
 import { db } from "@/lib/db/client";
 import { logger } from "@/lib/log";
@@ -42,18 +48,55 @@ export async function recordReauthRequested(installRowId: string): Promise<strin
   return install.reauthUrl;
 }
 
+/**
+ * The operator says they re-consented somewhere the app could not see (the banner's "I've already
+ * approved it"): counts as a departure for reauth_url that has come back, so the probe below is due
+ * at once; at most once per REAUTH_ASKED_PROBE_INTERVAL_MS, so a button held down costs nothing.
+ */
+export async function checkReauthorizationNow(installRowId: string): Promise<ReauthProbeOutcome> {
+  const now = new Date();
+  await db().install.updateMany({
+    where: {
+      id: installRowId,
+      status: "NEEDS_REAUTH",
+      OR: [{ reauthRequestedAt: null }, { reauthRequestedAt: { lt: new Date(now.getTime() - REAUTH_ASKED_PROBE_INTERVAL_MS) } }],
+    },
+    data: { reauthRequestedAt: now },
+  });
+  return probeReauthorization(installRowId, "api");
+}
+
 export type ReauthProbeOutcome = "cleared" | "still_flagged" | "not_due" | "unavailable";
 
+/** An operator's visit probes a flagged install at most this often (see the top of this file). */
+export const REAUTH_VISIT_PROBE_INTERVAL_MS = 10 * 60 * 1000;
+/** The operator's "I've already approved it" button probes at most this often. */
+export const REAUTH_ASKED_PROBE_INTERVAL_MS = 30 * 1000;
+/** The reconcile sweep probes a flagged install nobody visits at most this often. */
+export const REAUTH_SWEEP_PROBE_INTERVAL_MS = 6 * 60 * 60 * 1000;
+
 /**
- * One API call to see whether the operator has re-consented, made only when it can have changed:
- * once after each time the operator left for reauth_url, or whenever staff ask (`force`). Clears
- * the flag, and records the widened scopes, when the API answers again.
+ * One API call to see whether the operator has re-consented. Without `force`, it is made only when
+ * it is due: after the operator left for reauth_url through the banner's button and has not been
+ * probed since, or when the last probe (or the flag itself) is older than `minIntervalMs`. Staff
+ * pass `force`. Clears the flag, and records the widened scopes, when the API answers again.
+ * `lastReconciledAt` is the time of the install's last look at the API, the flag included.
  */
-export async function probeReauthorization(installRowId: string, cause: TransitionCause, options: { force?: boolean } = {}): Promise<ReauthProbeOutcome> {
+export async function probeReauthorization(
+  installRowId: string,
+  cause: TransitionCause,
+  options: { force?: boolean; minIntervalMs?: number } = {},
+): Promise<ReauthProbeOutcome> {
   // Claim the probe (compare-and-set), so simultaneous page loads make one call between them.
   const due = options.force
     ? {}
-    : { reauthRequestedAt: { not: null }, OR: [{ lastReconciledAt: null }, { lastReconciledAt: { lt: db().install.fields.reauthRequestedAt } }] };
+    : {
+        OR: [
+          { lastReconciledAt: null },
+          { reauthRequestedAt: { not: null }, lastReconciledAt: { lt: db().install.fields.reauthRequestedAt } },
+          ...(options.minIntervalMs === undefined ? [] : [{ lastReconciledAt: { lt: new Date(Date.now() - options.minIntervalMs) } }]),
+        ],
+      };
   const { count } = await db().install.updateMany({
     where: { id: installRowId, status: "NEEDS_REAUTH", ...due },
     data: { lastReconciledAt: new Date() },

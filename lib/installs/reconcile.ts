@@ -13,7 +13,7 @@ import { withAccessToken } from "@/lib/oauth/access";
 import { TokenCircuitOpenError } from "@/lib/oauth/circuit";
 import { NoUsableTokenError, TokenRefreshUnavailableError } from "@/lib/oauth/errors";
 import { PartnerApiError, fetchConsumer } from "@/lib/partner-api/client";
-import { probeReauthorization } from "./reauth";
+import { REAUTH_VISIT_PROBE_INTERVAL_MS, probeReauthorization } from "./reauth";
 import { flagNeedsReauth } from "./state";
 
 export type ReconcileOutcome = "live" | "flagged" | "unusable" | "unavailable" | "skipped";
@@ -53,12 +53,14 @@ export const VISIT_RECONCILE_INTERVAL_MS = 5 * 60 * 1000;
 /**
  * Reconcile on a dashboard visit, at most once per interval per install (the check is recorded in
  * the database, so it holds across instances and page views do not spend the rate budget). For a
- * flagged install, the visit is the operator coming back, perhaps from re-consenting: probe it.
+ * flagged install, the visit is the operator coming back, perhaps from re-consenting: probe it when
+ * due (lib/installs/reauth.ts).
  */
 export async function reconcileOnVisit(installRowId: string): Promise<void> {
   const install = await db().install.findUnique({ where: { id: installRowId }, select: { status: true } });
   if (install?.status === "NEEDS_REAUTH") {
-    await probeReauthorization(installRowId, "api");
+    // The operator may have re-consented anywhere (the banner's button, the portal, a support link).
+    await probeReauthorization(installRowId, "api", { minIntervalMs: REAUTH_VISIT_PROBE_INTERVAL_MS });
     return;
   }
   const cutoff = new Date(Date.now() - VISIT_RECONCILE_INTERVAL_MS);

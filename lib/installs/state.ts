@@ -66,8 +66,10 @@ export async function transitionInstall(
 export async function flagNeedsReauth(installRowId: string, reauthUrl: string | null, cause: TransitionCause): Promise<void> {
   const moved = await db().$transaction(async (tx) => {
     const changed = await transitionInstall(tx, installRowId, "NEEDS_REAUTH", cause, "403 NEEDS_REAUTH: the app's scopes were widened");
-    // A newer reauth_url replaces an older one even if the install was already flagged.
-    if (reauthUrl) await tx.install.update({ where: { id: installRowId }, data: { reauthUrl } });
+    // A newer reauth_url replaces an older one even if the install was already flagged. The flag is
+    // the API's latest word on the install: the next re-authorization probe counts from it
+    // (lib/installs/reauth.ts).
+    await tx.install.update({ where: { id: installRowId }, data: { lastReconciledAt: new Date(), ...(reauthUrl ? { reauthUrl } : {}) } });
     return changed;
   });
   if (moved) logger.warn({ installRowId }, "install needs re-authorization; the app stops calling the API for it");

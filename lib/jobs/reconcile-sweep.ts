@@ -2,9 +2,12 @@
 // arrived (contract §6: best effort, no retry) is caught by the next sweep. One instance at a time;
 // one call per install per sweep, far inside each install's budget (contract §8: 1,000 requests
 // per 60 s per install), and installs checked recently (e.g. by a dashboard visit) are skipped.
+// Flagged installs (NEEDS_REAUTH) are not reconciled; they get the sparse re-authorization probe
+// instead (lib/installs/reauth.ts), so one re-consented outside the app does not stay stopped.
 import "server-only";
 import { db } from "@/lib/db/client";
 import { logger } from "@/lib/log";
+import { REAUTH_SWEEP_PROBE_INTERVAL_MS, probeReauthorization, type ReauthProbeOutcome } from "@/lib/installs/reauth";
 import { reconcileInstall, type ReconcileOutcome } from "@/lib/installs/reconcile";
 import { runExclusively, type ExclusiveRun } from "./exclusive";
 
@@ -12,7 +15,10 @@ import { runExclusively, type ExclusiveRun } from "./exclusive";
 export const SWEEP_MIN_INTERVAL_MS = 10 * 60 * 1000;
 const BATCH = 500;
 
-export type SweepSummary = { checked: number } & Record<ReconcileOutcome, number>;
+export type SweepSummary = { checked: number } & Record<ReconcileOutcome, number> & {
+  /** Flagged installs probed for a re-consent, by outcome (not_due: another instance got there first). */
+  reauthProbes: Record<ReauthProbeOutcome, number>;
+};
 
 export function runReconcileSweep(now = new Date()): Promise<ExclusiveRun<SweepSummary>> {
   return runExclusively("reconcile-sweep", 15 * 60 * 1000, async () => {
@@ -26,13 +32,36 @@ export function runReconcileSweep(now = new Date()): Promise<ExclusiveRun<SweepS
       orderBy: { lastReconciledAt: { sort: "asc", nulls: "first" } },
       take: BATCH,
     });
-    const summary: SweepSummary = { checked: due.length, live: 0, flagged: 0, unusable: 0, unavailable: 0, skipped: 0 };
+    const summary: SweepSummary = {
+      checked: due.length,
+      live: 0,
+      flagged: 0,
+      unusable: 0,
+      unavailable: 0,
+      skipped: 0,
+      reauthProbes: { cleared: 0, still_flagged: 0, not_due: 0, unavailable: 0 },
+    };
     for (const install of due) {
       try {
         summary[await reconcileInstall(install.id)] += 1;
       } catch (error) {
         summary.unavailable += 1;
         logger.warn({ installRowId: install.id, err: error }, "reconcile failed");
+      }
+    }
+    const probeCutoff = new Date(now.getTime() - REAUTH_SWEEP_PROBE_INTERVAL_MS);
+    const flagged = await db().install.findMany({
+      where: { status: "NEEDS_REAUTH", grant: { isNot: null }, OR: [{ lastReconciledAt: null }, { lastReconciledAt: { lt: probeCutoff } }] },
+      select: { id: true },
+      orderBy: { lastReconciledAt: { sort: "asc", nulls: "first" } },
+      take: BATCH,
+    });
+    for (const install of flagged) {
+      try {
+        summary.reauthProbes[await probeReauthorization(install.id, "reconcile", { minIntervalMs: REAUTH_SWEEP_PROBE_INTERVAL_MS })] += 1;
+      } catch (error) {
+        summary.reauthProbes.unavailable += 1;
+        logger.warn({ installRowId: install.id, err: error }, "re-authorization probe failed");
       }
     }
     logger.info(summary, "reconcile sweep finished");

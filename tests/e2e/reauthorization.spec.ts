@@ -58,3 +58,29 @@ test("widen the scopes → banner, no API calls while flagged → re-authorize �
   expect(install).toMatchObject({ status: "ACTIVE", reauth_url: null });
   expect(install!.granted_scopes).toContain("teams:write");
 });
+
+test("re-consent from the portal instead of the banner's button → \"I've already approved it\" clears the banner", async ({ page }) => {
+  const { operators } = await control<{ operators: { id: number; name: string }[] }>("GET", "/operators");
+  const operator = operators[1]!;
+  await page.goto(`${stack.sandboxUrl}/portal`);
+  await page.getByRole("link", { name: operator.name }).click();
+  await page.getByRole("button", { name: "Connect" }).click();
+  await page.getByRole("button", { name: "Approve" }).click();
+  await expect(page).toHaveURL(`${stack.appUrl}/dashboard`);
+  await control("POST", "/app/scopes", { scopes: ["charge-points:read", "charge-transactions:read", "teams:write"] });
+  await page.reload();
+  await expect(page.getByTestId("reauth-banner")).toBeVisible();
+
+  // The operator approves from the service's own page (a support link), not through the app.
+  const [row] = await sql<{ reauth_url: string }>("SELECT reauth_url FROM installs WHERE status = 'NEEDS_REAUTH'");
+  await page.goto(row!.reauth_url);
+  await page.getByRole("button", { name: "Approve" }).click();
+  await expect(page).toHaveURL(`${stack.appUrl}/dashboard`);
+  // The app did not start this re-consent and was flagged a moment ago, so it has not looked yet.
+  await expect(page.getByTestId("reauth-banner")).toBeVisible();
+
+  await page.getByTestId("reauth-check").click();
+  await expect(page.getByTestId("reauth-banner")).toHaveCount(0);
+  await expect(page.getByTestId("install-status")).toHaveText("Connected");
+  await expect(page.getByTestId("charge-points").getByRole("row").first()).toBeVisible();
+});

@@ -78,7 +78,9 @@ describe("one install flagged, another not", () => {
     // Page views, a sweep: nothing for the flagged install; the other is checked and works.
     await dashboard(flagged.sessionCookie);
     await dashboard(flagged.sessionCookie);
-    await sql("UPDATE installs SET last_reconciled_at = NULL"); // make every install due for the sweep
+    // Make every active install due for the sweep. The flagged one was just flagged, which counts as a
+    // look at the API: the sweep's sparse re-authorization probe is not due for it (6 hours).
+    await sql("UPDATE installs SET last_reconciled_at = NULL WHERE status = 'ACTIVE'");
     const swept = (await sweep()) as { ran: boolean; result: { checked: number; live: number } };
     expect(swept).toMatchObject({ ran: true, result: { checked: 1, live: 1 } });
     expect((await dashboard(other.sessionCookie)).html).toContain('data-testid="charge-points"');
@@ -95,5 +97,77 @@ describe("one install flagged, another not", () => {
     expect((await tokenCalls(flagged.installId)).refresh_token).toBe(1);
     expect((await apiCalls(flagged.installId)).length).toBe(callsWhenFlagged);
     expect(await status(flagged.installId)).toBe("NEEDS_REAUTH");
+  });
+});
+
+// Issue 8: the operator may re-consent at reauth_url without the app's button (from the portal, or
+// a support link). The flag must still clear, without the app probing a flagged install often.
+describe("a re-consent the app did not start", () => {
+  async function flaggedInstall() {
+    const install = await installViaPortal(1001);
+    await setScopes([...BASE_SCOPES, "teams:write"]);
+    expect((await dashboard(install.sessionCookie)).html).toContain('data-testid="reauth-banner"');
+    expect(await status(install.installId)).toBe("NEEDS_REAUTH");
+    return install;
+  }
+  /** The operator approves on the service's page directly, never passing through the app's button. */
+  async function approveAtReauthUrl(installId: number) {
+    const [row] = await sql<{ reauth_url: string }>("SELECT reauth_url FROM installs WHERE install_id = $1", [installId]);
+    const response = await fetch(row!.reauth_url, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: "decision=approve",
+      redirect: "manual",
+    });
+    expect(response.status).toBe(303);
+  }
+  const probes = async (installId: number) => (await apiCalls(installId)).filter((e) => String(e.detail.path).endsWith("/consumers/me")).length;
+  /** Pretend the install's last look at the API (the flag, or the last probe) was `minutes` ago. */
+  const lastLookedMinutesAgo = (installId: number, minutes: number) =>
+    sql(`UPDATE installs SET last_reconciled_at = now() - interval '${minutes} minutes' WHERE install_id = $1`, [installId]);
+
+  it("an operator's visit probes at most every 10 minutes, and clears the flag once they re-consented", async () => {
+    const install = await flaggedInstall();
+    await approveAtReauthUrl(install.installId);
+    const before = await probes(install.installId);
+
+    // Right after the flag: visits do not probe (the flag is the API's latest word).
+    expect((await dashboard(install.sessionCookie)).html).toContain('data-testid="reauth-banner"');
+    expect(await probes(install.installId)).toBe(before);
+
+    // Ten minutes on, the next visit probes once, finds the API answering again, and clears the flag.
+    await lastLookedMinutesAgo(install.installId, 11);
+    const page = await dashboard(install.sessionCookie);
+    expect(page.html).not.toContain('data-testid="reauth-banner"');
+    expect(page.html).toContain('data-testid="charge-points"');
+    expect(await probes(install.installId)).toBe(before + 1);
+    const [row] = await sql<{ status: string; granted_scopes: string[] }>("SELECT status, granted_scopes FROM installs WHERE install_id = $1", [install.installId]);
+    expect(row).toMatchObject({ status: "ACTIVE" });
+    expect(row!.granted_scopes).toContain("teams:write");
+  });
+
+  it("while the operator has not re-consented, a due visit probes once and keeps the flag", async () => {
+    const install = await flaggedInstall();
+    await lastLookedMinutesAgo(install.installId, 11);
+    const before = await probes(install.installId);
+    await Promise.all([dashboard(install.sessionCookie), dashboard(install.sessionCookie), dashboard(install.sessionCookie)]);
+    expect(await probes(install.installId)).toBe(before + 1);
+    expect(await status(install.installId)).toBe("NEEDS_REAUTH");
+  });
+
+  it("the sweep probes a flagged install nobody visits every 6 hours, not on every run", async () => {
+    const install = await flaggedInstall();
+    await approveAtReauthUrl(install.installId);
+    const before = await probes(install.installId);
+
+    const first = (await sweep()) as { result: { reauthProbes: Record<string, number> } };
+    expect(first.result.reauthProbes).toMatchObject({ cleared: 0 });
+    expect(await probes(install.installId)).toBe(before);
+
+    await lastLookedMinutesAgo(install.installId, 6 * 60 + 1);
+    const second = (await sweep()) as { result: { reauthProbes: Record<string, number> } };
+    expect(second.result.reauthProbes).toMatchObject({ cleared: 1 });
+    expect(await probes(install.installId)).toBe(before + 1);
+    expect(await status(install.installId)).toBe("ACTIVE");
   });
 });

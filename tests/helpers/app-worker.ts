@@ -10,11 +10,13 @@
 //   pause-after-answer <id>   one call; prints PAUSED when the token endpoint answered, waits for a line on stdin
 //   keep-alive                one keep-alive run; prints its summary
 //   reencrypt                 re-encrypts all grants under the current key
+//   ready                     one readiness check (lib/health.ts); prints it with how long it took
 import { createInterface } from "node:readline";
 import { runKeepAlive } from "../../lib/jobs/keep-alive";
 import { withAccessToken } from "../../lib/oauth/access";
 import { ensureOAuthConfiguration } from "../../lib/oauth/token-endpoint";
 import { reencryptAllGrants } from "../../lib/oauth/token-vault";
+import { checkReadiness } from "../../lib/health";
 import { db } from "../../lib/db/client";
 import { fetchConsumer } from "../../lib/partner-api/client";
 
@@ -100,6 +102,12 @@ switch (command) {
   case "reencrypt":
     console.log(JSON.stringify(await reencryptAllGrants(db())));
     break;
+  case "ready": {
+    const started = performance.now();
+    const readiness = await checkReadiness();
+    console.log(JSON.stringify({ ...readiness, ms: performance.now() - started }));
+    break;
+  }
   default:
     console.error(`unknown command ${command}`);
     process.exit(2);

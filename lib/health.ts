@@ -1,0 +1,76 @@
+// Health and readiness, for load balancers and orchestrators (docs/operations.md):
+//
+//   GET /api/health  the process is up and serving: no dependency is asked (a liveness probe);
+//   GET /api/ready   this instance can do useful work: the database answers within a deadline and
+//                    has every migration this code expects (a readiness probe).
+//
+// Readiness also reports the token-endpoint circuit (lib/oauth/circuit.ts), but an open circuit
+// does not make the instance unready: it concerns the app's credentials at the identity provider,
+// which every instance shares, so taking instances out of the load balancer would not help; the
+// staff console says what to do. Nothing here carries a secret: names of checks and their states.
+import "server-only";
+import { readdir } from "node:fs/promises";
+import path from "node:path";
+import { db } from "@/lib/db/client";
+import { readTokenCircuit } from "@/lib/oauth/circuit";
+
+/** A readiness answer must come quickly: a probe that hangs is worse than one that says no. */
+const CHECK_DEADLINE_MS = 2_000;
+
+export type Readiness = {
+  ready: boolean;
+  checks: {
+    database: "ok" | "unavailable";
+    /** "pending": the database lacks migrations this code needs (run `npm run db:migrate`). */
+    migrations: "ok" | "pending" | "unknown";
+    tokenCircuit: "closed" | "open" | "unknown";
+  };
+};
+
+class DeadlineError extends Error {}
+
+function withDeadline<T>(work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DeadlineError("readiness check timed out")), CHECK_DEADLINE_MS);
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}
+
+// The migrations this build ships with. Resolved from the working directory rather than this
+// module's URL, which points into the bundle once Next.js has built the app.
+let expectedMigrations: Promise<string[]> | undefined;
+function migrationsThisCodeExpects(): Promise<string[]> {
+  expectedMigrations ??= readdir(path.join(process.cwd(), "prisma", "migrations"), { withFileTypes: true }).then((entries) =>
+    entries.filter((e) => e.isDirectory()).map((e) => e.name),
+  );
+  return expectedMigrations;
+}
+
+async function migrationState(): Promise<Readiness["checks"]["migrations"]> {
+  let expected: string[];
+  try {
+    expected = await migrationsThisCodeExpects();
+  } catch {
+    expectedMigrations = undefined;
+    return "unknown"; // the folder is not deployed beside the app: nothing to compare with
+  }
+  // Prisma's own bookkeeping (lib/db/migrate.ts keeps it exactly as `prisma migrate deploy` does).
+  const applied = await db().$queryRaw<{ migration_name: string }[]>`
+    SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`;
+  const done = new Set(applied.map((row) => row.migration_name));
+  return expected.every((name) => done.has(name)) ? "ok" : "pending";
+}
+
+export async function checkReadiness(): Promise<Readiness> {
+  const checks: Readiness["checks"] = { database: "unavailable", migrations: "unknown", tokenCircuit: "unknown" };
+  try {
+    await withDeadline(db().$queryRaw`SELECT 1`);
+    checks.database = "ok";
+    checks.migrations = await withDeadline(migrationState());
+    checks.tokenCircuit = (await withDeadline(readTokenCircuit())).open ? "open" : "closed";
+  } catch {
+    // Whatever did not answer in time stays "unavailable" / "unknown".
+  }
+  return { ready: checks.database === "ok" && checks.migrations !== "pending", checks };
+}

@@ -1,11 +1,9 @@
 // Playwright end-to-end tests, in a real Chromium, against the stack `npm test` starts.
 //
-// Playwright's own browser download cannot work on offline machines, so the tests use the system's
-// Chromium (Debian's `chromium` package, which .ci/run installs when it is missing).
-import { existsSync } from "node:fs";
+// `npm test` finds the browser before anything starts (scripts/lib/browser.ts: Playwright's own
+// Chromium when installed, else the system's, e.g. Debian's `chromium`, which .ci/run installs) and
+// passes it as CHROMIUM_PATH. Run directly, Playwright uses CHROMIUM_PATH or its own browser.
 import { defineConfig } from "@playwright/test";
-
-const systemChromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
 export default defineConfig({
   testDir: "tests/e2e",
@@ -22,7 +20,7 @@ export default defineConfig({
     trace: "retain-on-failure",
     screenshot: "only-on-failure",
     launchOptions: {
-      executablePath: existsSync(systemChromium) ? systemChromium : undefined,
+      executablePath: process.env.CHROMIUM_PATH || undefined,
       // Chromium's own background traffic is refused on closed networks and slows every start.
       args: [
         "--no-sandbox",

@@ -9,6 +9,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
+import { findChromiumHere } from "./lib/browser";
 import { generateLocalEnv } from "./lib/local-env";
 import { runToCompletion, stopAll } from "./lib/processes";
 import { startStack } from "./lib/stack";
@@ -23,6 +24,18 @@ const bin = (name: string) => path.resolve("node_modules/.bin", name);
 // `npm test -- vitest [vitest args]` or `npm test -- e2e [playwright args]` runs one half.
 const [only, ...passThrough] = process.argv.slice(2);
 const started = performance.now();
+
+// The browser first: a machine without one stops here with one message, before anything starts.
+let chromiumPath: string | undefined;
+if (!only || only === "e2e") {
+  const browser = await findChromiumHere();
+  if (!browser.ok) {
+    console.error(`[test] ${browser.message}`);
+    process.exit(1);
+  }
+  chromiumPath = browser.path;
+  console.log(`[test] Chromium: ${browser.path} (${browser.source})`);
+}
 
 const env = {
   ...generateLocalEnv({ app: 3100 + OFFSET, sandbox: 4110 + OFFSET }),
@@ -65,7 +78,11 @@ try {
   }
   if (!only || only === "e2e") {
     rmSync(PLAYWRIGHT_REPORT, { force: true });
-    const code = await runToCompletion(bin("playwright"), ["test", ...(only ? passThrough : [])], { ...testEnv, PLAYWRIGHT_JSON_OUTPUT_NAME: PLAYWRIGHT_REPORT });
+    const code = await runToCompletion(bin("playwright"), ["test", ...(only ? passThrough : [])], {
+      ...testEnv,
+      PLAYWRIGHT_JSON_OUTPUT_NAME: PLAYWRIGHT_REPORT,
+      ...(chromiumPath ? { CHROMIUM_PATH: chromiumPath } : {}),
+    });
     const report = readJson(PLAYWRIGHT_REPORT) as { stats?: { expected?: number; unexpected?: number; flaky?: number; skipped?: number } } | undefined;
     totals.passed += (report?.stats?.expected ?? 0) + (report?.stats?.flaky ?? 0);
     totals.failed += report?.stats?.unexpected ?? (code === 0 ? 0 : 1);

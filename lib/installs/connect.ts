@@ -1,6 +1,7 @@
 // What happens at the redirect_uri, step by step (contract §1.4-§1.5):
 //   1. read the callback query (an `error` from the service, or a `code`);
-//   2. make sure the app can store what it is about to receive (else the code stays unspent);
+//   2. make sure the app can store what it is about to receive, and knows the identity provider
+//      (discovery), else the code stays unspent;
 //   3. claim the code, so no copy of this request presents it a second time (code-claims.ts);
 //   4. redeem the code at once, inside this request (codes live one minute and work once);
 //   5. ask the API whose token this is (lib/installs/identity.ts);
@@ -13,7 +14,7 @@ import { retryWhileDatabaseUnavailable } from "@/lib/db/retry";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/log";
 import { noteTokenEndpointAccepted, openTokenCircuit } from "@/lib/oauth/circuit";
-import { TokenEndpointError, redeemAuthorizationCode } from "@/lib/oauth/token-endpoint";
+import { TokenEndpointError, ensureOAuthConfiguration, redeemAuthorizationCode } from "@/lib/oauth/token-endpoint";
 import { storeTokenGrant } from "@/lib/oauth/token-vault";
 import { PartnerApiError } from "@/lib/partner-api/client";
 import { claimAuthorizationCode, markCodeDone, markCodeFailed } from "./code-claims";
@@ -93,6 +94,15 @@ export async function completeInstall(query: URLSearchParams): Promise<{ install
   if ("error" in parsed.data) {
     logger.info({ error: parsed.data.error }, "the service returned an authorization error");
     throw new InstallFailedError(parsed.data.error === "access_denied" ? "access_denied" : "authorization_error");
+  }
+
+  // Discovery first: if the identity provider cannot even be discovered (away, or OAUTH_ISSUER
+  // misspelt), nothing is claimed or sent, and the code stays valid for its minute.
+  try {
+    await ensureOAuthConfiguration();
+  } catch (error) {
+    logger.error({ err: error }, "the identity provider could not be discovered at the install callback; the code was not sent (check OAUTH_ISSUER)");
+    throw new InstallFailedError("service_unavailable");
   }
 
   // If the database is down, say so before spending the code: a reload within the minute works.

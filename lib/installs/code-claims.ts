@@ -13,7 +13,37 @@ import { db } from "@/lib/db/client";
 
 /** Long enough for the first request's redemption (two calls, each within the HTTP timeout). */
 const WAIT_FOR_FIRST_MS = 25_000;
-const PRUNE_AFTER_MS = 60 * 60 * 1000;
+
+/**
+ * How long a claim is kept, and why it depends on the claim.
+ *
+ * A redeemed code (`done`) produced a token chain, and presenting that code again makes the
+ * identity provider revoke the whole chain (contract §3: codes work once; public-facts.md: Hydra
+ * revokes every token issued from a reused code). The callback URL with the code stays in browser
+ * history, autocomplete and proxy logs for as long as anyone likes, so the claim that stops it
+ * being sent again must live as long as the chain can: refresh tokens rotate for ever (keep-alive),
+ * so that is until the install is revoked. A revoked install's chain is dead already, and a deleted
+ * install row has nothing left to protect. One small row per consent is the whole cost.
+ *
+ * A `failed` or `pending` claim protects nothing after its code has expired (one minute, contract
+ * §2): a failed code produced no chain the app holds, and a pending one older than an hour belongs
+ * to a request that died. Those are pruned after an hour, which also bounds what a stranger's
+ * random codes can leave behind.
+ */
+const PRUNE_UNREDEEMED_AFTER_MS = 60 * 60 * 1000;
+
+/**
+ * Deletes the claims that protect nothing any more (see above). Raw SQL because the claim names its
+ * install by row id without a relation (a claim is written before the install exists).
+ */
+async function pruneClaims(): Promise<void> {
+  const cutoff = new Date(Date.now() - PRUNE_UNREDEEMED_AFTER_MS);
+  await db().$executeRaw`
+    DELETE FROM authorization_code_claims c
+    WHERE c.created_at < ${cutoff}
+      AND (c.state <> 'done'
+           OR NOT EXISTS (SELECT 1 FROM installs i WHERE i.id = c.install_row_id AND i.status <> 'REVOKED'))`;
+}
 
 export type CodeClaim =
   | { kind: "claimed"; codeHash: string }
@@ -31,7 +61,7 @@ export function hashCode(code: string): string {
 
 export async function claimAuthorizationCode(code: string): Promise<CodeClaim> {
   const codeHash = hashCode(code);
-  await db().authorizationCodeClaim.deleteMany({ where: { createdAt: { lt: new Date(Date.now() - PRUNE_AFTER_MS) } } });
+  await pruneClaims();
   const { count } = await db().authorizationCodeClaim.createMany({ data: { codeHash, state: "pending" }, skipDuplicates: true });
   if (count === 1) return { kind: "claimed", codeHash };
 

@@ -151,6 +151,10 @@ export async function completeInstall(query: URLSearchParams): Promise<{ install
       throw new InstallFailedError(reasonForRedemptionError(error));
     }
 
+    // A token response without `scope` (RFC 6749 §5.1 allows it) still installs: the consumer lists
+    // the data scopes, and a refresh token means offline_access was granted (contract §2).
+    const scopes = tokens.scopes ?? [...new Set([...owner.scopes, ...(tokens.refreshToken ? ["offline_access"] : [])])];
+
     // The pair exists nowhere else now: keep trying while the database is briefly away.
     const install = await retryWhileDatabaseUnavailable(
       () =>
@@ -161,7 +165,7 @@ export async function completeInstall(query: URLSearchParams): Promise<{ install
               installId: owner.installId,
               operatorId: owner.operatorId,
               clientId: env().OAUTH_CLIENT_ID,
-              grantedScopes: tokens.scopes,
+              grantedScopes: scopes,
               consumerKey: owner.consumerKey,
             },
             "callback",
@@ -169,7 +173,7 @@ export async function completeInstall(query: URLSearchParams): Promise<{ install
           const current = await tx.install.findUniqueOrThrow({ where: { id: row.id }, select: { status: true } });
           // contract §3: a revoked install never comes back; keep no token for it.
           if (current.status === "REVOKED") throw new InstallFailedError("install_revoked");
-          await storeTokenGrant(tx, row.id, tokens, issuedAt);
+          await storeTokenGrant(tx, row.id, { ...tokens, scopes }, issuedAt);
           // A new consent gives a working token chain again (a no-op for an active install).
           await transitionInstall(tx, row.id, "ACTIVE", "callback", "operator consented");
           await markCodeDone(tx, codeHash, row.id, owner.operatorId);

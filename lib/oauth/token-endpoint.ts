@@ -9,23 +9,39 @@ import { z } from "zod";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/log";
 
-/** contract §2 "Token response fields". Unknown fields are tolerated and dropped. */
+/**
+ * contract §2: the access token lives one hour and `expires_in` is "just under one hour". Assumed
+ * when a token response leaves `expires_in` out (RFC 6749 §5.1 only RECOMMENDS it); the refresh
+ * margin of lib/oauth/access.ts applies on top, so the app refreshes well before this runs out.
+ */
+export const ASSUMED_EXPIRES_IN_SECONDS = 3599;
+
+/**
+ * contract §2 "Token response fields". Unknown fields are tolerated and dropped.
+ *
+ * The contract promises `expires_in` and `scope`, but they are the two fields RFC 6749 §5.1 lets a
+ * server leave out, and the app can live without either (defence in depth): a missing `expires_in`
+ * is assumed (above), a missing `scope` is left undefined for the caller to fill from what it knows
+ * (the callback asks GET /consumers/me; a refresh keeps the scopes already stored). The code is spent
+ * by the time this runs, so refusing the answer for them would lose an install for nothing.
+ */
 export const TokenResponseSchema = z.object({
   access_token: z.string().min(1),
   refresh_token: z.string().min(1).optional(),
   // contract: "Value is bearer"; the identity provider sends it in lower case, RFC 6749 says
   // the comparison is case-insensitive.
   token_type: z.string().refine((t) => t.toLowerCase() === "bearer", "token_type must be bearer"),
-  expires_in: z.number().int().positive(),
-  scope: z.string().default(""),
+  expires_in: z.number().int().positive().optional(),
+  scope: z.string().optional(),
 });
 
 export type TokenSet = {
   accessToken: string;
   refreshToken: string | undefined;
-  /** Seconds the access token lives, as the identity provider said. */
+  /** Seconds the access token lives, as the identity provider said (or ASSUMED_EXPIRES_IN_SECONDS). */
   expiresIn: number;
-  scopes: string[];
+  /** The granted scopes, or undefined when the response did not say (the caller decides). */
+  scopes: string[] | undefined;
 };
 
 /**
@@ -137,8 +153,8 @@ function toTokenSet(response: unknown): TokenSet {
   return {
     accessToken: t.access_token,
     refreshToken: t.refresh_token,
-    expiresIn: t.expires_in,
-    scopes: t.scope.split(" ").filter(Boolean),
+    expiresIn: t.expires_in ?? ASSUMED_EXPIRES_IN_SECONDS,
+    scopes: t.scope === undefined ? undefined : t.scope.split(" ").filter(Boolean),
   };
 }
 

@@ -14,7 +14,7 @@ import { retryWhileDatabaseUnavailable } from "@/lib/db/retry";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/log";
 import { noteTokenEndpointAccepted, openTokenCircuit } from "@/lib/oauth/circuit";
-import { TokenEndpointError, ensureOAuthConfiguration, redeemAuthorizationCode } from "@/lib/oauth/token-endpoint";
+import { AuthorizationResponseIssuerError, TokenEndpointError, ensureOAuthConfiguration, redeemAuthorizationCode } from "@/lib/oauth/token-endpoint";
 import { storeTokenGrant } from "@/lib/oauth/token-vault";
 import { PartnerApiError } from "@/lib/partner-api/client";
 import { claimAuthorizationCode, markCodeDone, markCodeFailed } from "./code-claims";
@@ -29,6 +29,7 @@ export type InstallFailureReason =
   | "code_expired"
   | "code_used"
   | "code_rejected" // invalid_grant for another stated reason (e.g. a code of another client)
+  | "issuer_mismatch" // RFC 9207: the redirect named no issuer, or another one; the code was NOT sent
   | "code_in_progress" // a copy of this request is still completing the install
   | "redirect_mismatch" // invalid_grant: the app's redirect_uri is not the one the service used
   | "app_misconfigured" // invalid_client: the app's credentials are wrong or the client was removed
@@ -69,7 +70,11 @@ export function reasonForInvalidGrant(description: string | undefined): InstallF
   return "code_expired";
 }
 
+/** Failures recorded on a claim whose code never left the app (so it was not spent). */
+export const CODE_NOT_SENT_FAILURES: readonly InstallFailureReason[] = ["issuer_mismatch"];
+
 function reasonForRedemptionError(error: unknown): InstallFailureReason {
+  if (error instanceof AuthorizationResponseIssuerError) return "issuer_mismatch";
   if (error instanceof TokenEndpointError) {
     switch (error.kind) {
       case "invalid_grant":
@@ -144,6 +149,15 @@ export async function completeInstall(query: URLSearchParams): Promise<{ install
       await noteTokenEndpointAccepted();
       owner = await identifyTokenOwner(tokens.accessToken);
     } catch (error) {
+      if (error instanceof AuthorizationResponseIssuerError) {
+        // RFC 9207: another issuer's name is a mix-up attempt, or OAUTH_ISSUER differs from the
+        // issuer the service names: an error for staff. A missing one is also what a stranger's
+        // hand-made request looks like: a warning. The code is not logged, and it was never sent.
+        logger[error.problem === "wrong" ? "error" : "warn"](
+          { problem: error.problem, expectedIssuer: env().OAUTH_ISSUER, receivedIssuer: callbackParams.get("iss")?.slice(0, 200) ?? null },
+          "install callback refused: the authorization response's issuer (iss) is missing or wrong; the code was not sent",
+        );
+      }
       if (error instanceof TokenEndpointError && error.kind === "invalid_client") {
         // Every token request will fail the same way: pause refreshing and tell staff (contract §7).
         await openTokenCircuit(error.description ?? "invalid_client at the redirect_uri").catch(() => undefined);

@@ -45,6 +45,19 @@ export type TokenSet = {
 };
 
 /**
+ * RFC 9207: the authorization response (the redirect to the app) named no issuer although the
+ * identity provider advertises that it always does, or named another issuer. Either can be a mix-up
+ * attack (a code from another server, meant to be sent to this one) or a misconfigured OAUTH_ISSUER.
+ * The code is NOT sent in either case.
+ */
+export class AuthorizationResponseIssuerError extends Error {
+  constructor(readonly problem: "missing" | "wrong") {
+    super(`authorization response issuer ${problem}`);
+    this.name = "AuthorizationResponseIssuerError";
+  }
+}
+
+/**
  * Why a token request failed, in the terms the app acts on (contract §7):
  * - `invalid_grant`: the code (or refresh token) is expired, used, or for another redirect_uri;
  * - `invalid_client`: the app's credentials are wrong or the client was removed;
@@ -159,6 +172,22 @@ function toTokenSet(response: unknown): TokenSet {
 }
 
 /**
+ * RFC 9207 §2.4, checked by the app itself before the code is sent. openid-client makes the same
+ * check inside authorizationCodeGrant (and still does, as a second line), but its error is the same
+ * "invalid response" it raises for a malformed token response, after which the app could not tell
+ * "the code never left" from "the code was spent". Checking first keeps that certain.
+ */
+function checkAuthorizationResponseIssuer(config: oidc.Configuration, callbackParams: URLSearchParams): void {
+  const metadata = config.serverMetadata();
+  const iss = callbackParams.get("iss");
+  if (iss === null) {
+    if (metadata.authorization_response_iss_parameter_supported === true) throw new AuthorizationResponseIssuerError("missing");
+    return;
+  }
+  if (iss !== metadata.issuer) throw new AuthorizationResponseIssuerError("wrong");
+}
+
+/**
  * Redeems an authorization code (contract §4.1 "Token request: authorization code").
  *
  * Call it inside the redirect_uri request: codes live one minute and work once (contract §2).
@@ -167,6 +196,7 @@ function toTokenSet(response: unknown): TokenSet {
  */
 export async function redeemAuthorizationCode(callbackParams: URLSearchParams): Promise<TokenSet> {
   const config = await oauthConfiguration();
+  checkAuthorizationResponseIssuer(config, callbackParams);
   const currentUrl = new URL(env().OAUTH_REDIRECT_URI);
   for (const [key, value] of callbackParams) currentUrl.searchParams.append(key, value);
   try {
@@ -183,8 +213,10 @@ export async function redeemAuthorizationCode(callbackParams: URLSearchParams): 
 
 /**
  * Makes sure the identity provider's configuration is known (discovery, cached per process). The
- * refresh coordinator calls it before committing its refresh marker, so that a failed discovery is
- * never mistaken for a refresh whose outcome is unknown: no token has left the process then.
+ * refresh coordinator calls it before committing its refresh marker, and the callback before it
+ * claims the code, so that a failed discovery is never mistaken for a request whose outcome is
+ * unknown: no token or code has left the process then. Throws TokenEndpointError (kind `not_sent`,
+ * `unavailable`, `bad_response` or `other`) when discovery fails.
  */
 export async function ensureOAuthConfiguration(): Promise<void> {
   await oauthConfiguration();

@@ -108,7 +108,9 @@ describe("GET /oauth/callback", () => {
   });
 
   it("a forged code is refused by the identity provider and stores nothing", async () => {
-    const response = await visit(`${stack.appUrl}/oauth/callback?code=volt_ac_forged&state=whatever-state-value`);
+    // With the right issuer named (RFC 9207), so the request gets as far as the identity provider.
+    const iss = encodeURIComponent(process.env.OAUTH_ISSUER!);
+    const response = await visit(`${stack.appUrl}/oauth/callback?code=volt_ac_forged&state=whatever-state-value&iss=${iss}`);
     expect(failureReason(response)).toMatch(/^code_/);
     expect(await storedCounts()).toEqual({ installs: 0, grants: 0 });
   });

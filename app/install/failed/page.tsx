@@ -24,6 +24,12 @@ const MESSAGES: Record<InstallFailureReason, { title: string; body: string; acti
     body: "A connection must be completed within a minute of approving it. This link has expired or is no longer valid.",
     action: RESTART,
   },
+  issuer_mismatch: {
+    title: "The connection could not be verified",
+    body:
+      "The response that brought you here did not come from the service this app is set up for, so the app did not use it. Nothing was connected, and your data was not shared with this app.",
+    action: RESTART + " If it keeps happening, please tell the app's provider.",
+  },
   code_used: {
     title: "This connection link was already used",
     body: "Each connection link works once. This one was used before (perhaps by a reload or a second tab).",

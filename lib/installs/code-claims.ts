@@ -91,3 +91,27 @@ export async function markCodeFailed(codeHash: string, failure: string): Promise
     .authorizationCodeClaim.update({ where: { codeHash }, data: { state: "failed", failure } })
     .catch(() => undefined); // best effort: a waiting copy gives up after its deadline anyway
 }
+
+/**
+ * A configuration fault that would otherwise stay invisible: the identity provider keeps refusing
+ * codes the app presents for the first time (its own claims rule out a reload or a double click).
+ * One refusal is an operator who waited too long; several within minutes, with no install
+ * succeeding in between, most likely mean that the redirect_uri the app sends is not the one
+ * registered (contract §5.3: exact match). A stranger sending made-up codes can raise it too, which
+ * is why it only asks staff to check, and clears by itself once an install succeeds.
+ */
+export const CODE_REFUSAL_ALARM = { threshold: 3, windowMs: 15 * 60 * 1000 } as const;
+
+export type CodeRefusalAlarm = { raised: false } | { raised: true; refusals: number; latestAt: Date };
+
+/** `refusalFailures`: the failure reasons that record an invalid_grant refusal (lib/installs/connect.ts). */
+export async function readCodeRefusalAlarm(refusalFailures: readonly string[]): Promise<CodeRefusalAlarm> {
+  const lastSuccess = await db().authorizationCodeClaim.findFirst({ where: { state: "done" }, orderBy: { updatedAt: "desc" }, select: { updatedAt: true } });
+  const windowStart = new Date(Date.now() - CODE_REFUSAL_ALARM.windowMs);
+  const since = lastSuccess && lastSuccess.updatedAt > windowStart ? lastSuccess.updatedAt : windowStart;
+  const where = { state: "failed", failure: { in: [...refusalFailures] }, updatedAt: { gt: since } };
+  const refusals = await db().authorizationCodeClaim.count({ where });
+  if (refusals < CODE_REFUSAL_ALARM.threshold) return { raised: false };
+  const latest = await db().authorizationCodeClaim.findFirst({ where, orderBy: { updatedAt: "desc" }, select: { updatedAt: true } });
+  return { raised: true, refusals, latestAt: latest?.updatedAt ?? new Date() };
+}

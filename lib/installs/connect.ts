@@ -17,7 +17,7 @@ import { noteTokenEndpointAccepted, openTokenCircuit } from "@/lib/oauth/circuit
 import { AuthorizationResponseIssuerError, TokenEndpointError, ensureOAuthConfiguration, redeemAuthorizationCode } from "@/lib/oauth/token-endpoint";
 import { storeTokenGrant } from "@/lib/oauth/token-vault";
 import { PartnerApiError } from "@/lib/partner-api/client";
-import { claimAuthorizationCode, markCodeDone, markCodeFailed } from "./code-claims";
+import { claimAuthorizationCode, markCodeDone, markCodeFailed, readCodeRefusalAlarm } from "./code-claims";
 import { TokenOwnerMismatchError, identifyTokenOwner } from "./identity";
 import { InstallConflictError, recordInstall } from "./register";
 import { transitionInstall } from "./state";
@@ -26,7 +26,7 @@ import { transitionInstall } from "./state";
 export type InstallFailureReason =
   | "access_denied" // the operator declined at consent
   | "authorization_error" // the service sent another OAuth error
-  | "code_expired"
+  | "code_refused" // invalid_grant the app cannot explain: expired, used, or a redirect_uri mismatch
   | "code_used"
   | "code_rejected" // invalid_grant for another stated reason (e.g. a code of another client)
   | "issuer_mismatch" // RFC 9207: the redirect named no issuer, or another one; the code was NOT sent
@@ -55,20 +55,32 @@ const CallbackQuerySchema = z.union([
 const STORE_RETRY_MS = 15_000;
 
 /**
- * The identity provider says why a code was refused only in prose (public-facts.md: it behaves
- * like Ory Hydra). Hydra adds a hint for a reused code and for a redirect_uri mismatch, but an
- * expired (or unknown) code gets the generic invalid_grant description alone, so that is what the
- * generic answer means at a callback. The operator's action is the same for all of them
- * (contract §7: restart from the operator portal), except for a redirect_uri mismatch, which is the
- * app's configuration and not theirs. Keep this mapping here, in one place (docs/spec-gaps.md).
+ * Which page an `invalid_grant` for a code gets. contract §7 gives three causes (expired, already
+ * used, redirect_uri differs) and one code for all of them, and RFC 6749 says no more; the
+ * `error_description` is free prose. What the app knows for certain: this is the first time it
+ * presents the code (its own claim, code-claims.ts, stops reloads and double clicks before they get
+ * here), and not when the code was issued. So the default is a neutral page that names all three
+ * causes and both ways out (code_refused), never a guess such as "expired".
+ *
+ * Hydra (public-facts.md) adds a hint for a reused code and for a redirect_uri mismatch; where that
+ * text is unambiguous it may refine the page. Its answer for an expired or unknown code is the bare
+ * description, which another server might use for anything: that stays neutral too. Keep this
+ * mapping here, in one place (docs/spec-gaps.md).
  */
 export function reasonForInvalidGrant(description: string | undefined): InstallFailureReason {
   const text = description ?? "";
-  if (/already (been )?used/i.test(text)) return "code_used";
-  if (/"?redirect_uri"? from this request does not match/i.test(text)) return "redirect_mismatch";
-  if (/does not match the one from the authorize request/i.test(text)) return "code_rejected";
-  return "code_expired";
+  if (/The authorization code has already been used/i.test(text)) return "code_used";
+  if (/The "redirect_uri" from this request does not match the one from the authorize request/i.test(text)) return "redirect_mismatch";
+  if (/Client ID from this request does not match the one from the authorize request/i.test(text)) return "code_rejected";
+  return "code_refused";
 }
+
+/**
+ * The failures that record an invalid_grant refusal of a code presented for the first time, which
+ * repeated within minutes point at the app's configuration (code-claims.ts, CODE_REFUSAL_ALARM).
+ * A "code_used" refusal is left out: someone else redeemed that code, which is not configuration.
+ */
+export const CODE_REFUSAL_FAILURES: readonly InstallFailureReason[] = ["code_refused", "redirect_mismatch", "code_rejected"];
 
 /** Failures recorded on a claim whose code never left the app (so it was not spent). */
 export const CODE_NOT_SENT_FAILURES: readonly InstallFailureReason[] = ["issuer_mismatch"];
@@ -138,6 +150,7 @@ export async function completeInstall(query: URLSearchParams): Promise<{ install
     const reason = error instanceof InstallFailedError ? error.reason : "app_failed_after_redemption";
     if (!(error instanceof InstallFailedError)) logger.error({ err: error }, "install callback failed after the code was redeemed");
     await markCodeFailed(codeHash, reason);
+    if (CODE_REFUSAL_FAILURES.includes(reason)) await warnStaffOfRepeatedRefusals();
     throw new InstallFailedError(reason);
   }
 
@@ -204,5 +217,20 @@ export async function completeInstall(query: URLSearchParams): Promise<{ install
     });
     logger.info({ installRowId: install.id, installId: owner.installId, operatorId: owner.operatorId }, "install connected");
     return { installRowId: install.id, operatorId: owner.operatorId };
+  }
+}
+
+/** Logs at error level while the refusal alarm is raised (staff also see it in the console). */
+async function warnStaffOfRepeatedRefusals(): Promise<void> {
+  try {
+    const alarm = await readCodeRefusalAlarm(CODE_REFUSAL_FAILURES);
+    if (alarm.raised) {
+      logger.error(
+        { refusals: alarm.refusals, redirectUri: env().OAUTH_REDIRECT_URI },
+        "the identity provider keeps refusing fresh authorization codes (invalid_grant): check that OAUTH_REDIRECT_URI is exactly the redirect_uri registered with the service",
+      );
+    }
+  } catch {
+    // Best effort: the operator's page does not depend on it.
   }
 }

@@ -1,9 +1,11 @@
 // The app against an identity provider that is not Hydra (issue 8): RFC 9207 `iss` in the
-// authorization response. The sandbox's switches: POST /_sandbox/idp-behaviour.
+// authorization response, and refused codes without Hydra's prose. The sandbox's switches:
+// POST /_sandbox/idp-behaviour.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { approveInPortal, closeSql, control, resetWorld, sql, stack, tokenCalls } from "../helpers/stack";
+import { resultOf, runAppWorker } from "../helpers/app-process";
+import { approveInPortal, closeSql, control, installViaPortal, resetWorld, sql, stack, tokenCalls } from "../helpers/stack";
 
 beforeEach(resetWorld);
 afterAll(closeSql);
@@ -17,6 +19,11 @@ async function visit(url: URL | string): Promise<Response> {
 function failureReason(response: Response): string | null {
   const location = response.headers.get("location");
   return location ? new URL(location).searchParams.get("reason") : null;
+}
+
+/** A callback as a stranger would make it by hand, naming the right issuer so it reaches the identity provider. */
+function forgedCallback(code: string): string {
+  return `${stack.appUrl}/oauth/callback?${new URLSearchParams({ code, state: "abcdefgh12", iss: process.env.OAUTH_ISSUER! })}`;
 }
 
 function appLog(): string {
@@ -60,5 +67,50 @@ describe("RFC 9207: iss in the authorization response", () => {
     // The page says what happened in its own words, not "the service did not answer".
     const page = await (await fetch(new URL(response.headers.get("location")!))).text();
     expect(page).toContain("did not come from the service this app is set up for");
+  });
+});
+
+describe("refused codes without Hydra's prose", () => {
+  it("an expired code from a generic server gets the neutral page, not 'expired'", async () => {
+    await setBehaviour({ errorWording: "generic" });
+    const callback = await approveInPortal(1001);
+    await control("POST", "/clock/advance", { seconds: 61 });
+    const response = await visit(callback);
+    expect(failureReason(response)).toBe("code_refused");
+    const page = await (await fetch(new URL(response.headers.get("location")!))).text();
+    // It names the possible causes and both ways out.
+    expect(page).toContain("expired");
+    expect(page).toContain("already used");
+    expect(page).toContain("redirect address does not match");
+    expect(page).toContain("operator portal");
+    expect(page).toContain("tell the app&#x27;s provider");
+  });
+
+  it("a redirect_uri mismatch reads as the neutral page from a generic server, and as a mismatch from Hydra", async () => {
+    const misconfigured = { OAUTH_REDIRECT_URI: `${stack.appUrl}/oauth/callback/` };
+    await setBehaviour({ errorWording: "generic" });
+    const generic = await approveInPortal(1001);
+    expect(resultOf(await runAppWorker(["callback", generic.search], misconfigured))).toEqual({ ok: false, reason: "code_refused" });
+
+    await setBehaviour({ errorWording: "hydra" });
+    const hydra = await approveInPortal(1002);
+    expect(resultOf(await runAppWorker(["callback", hydra.search], misconfigured))).toEqual({ ok: false, reason: "redirect_mismatch" });
+  });
+
+  it("three refusals of fresh codes within minutes raise the alarm at error level; an install clears it", async () => {
+    await setBehaviour({ errorWording: "generic" });
+    const logBefore = appLog().length;
+    for (let i = 0; i < 3; i++) {
+      expect(failureReason(await visit(forgedCallback(`volt_ac_refused${i}`)))).toBe("code_refused");
+    }
+    const logged = appLog().slice(logBefore).split("\n").filter((line) => line.includes("keeps refusing fresh authorization codes"));
+    expect(logged).toHaveLength(1); // on the third refusal, not before
+    expect(logged[0]).toContain('"level":50');
+
+    const { readCodeRefusalAlarm } = await import("@/lib/installs/code-claims");
+    const { CODE_REFUSAL_FAILURES } = await import("@/lib/installs/connect");
+    expect(await readCodeRefusalAlarm(CODE_REFUSAL_FAILURES)).toMatchObject({ raised: true, refusals: 3 });
+    await installViaPortal(1001);
+    expect(await readCodeRefusalAlarm(CODE_REFUSAL_FAILURES)).toEqual({ raised: false });
   });
 });

@@ -71,7 +71,9 @@ describe("GET /oauth/callback", () => {
     expect(await storedCounts()).toEqual(before);
   });
 
-  it("an expired code (sandbox clock past 60 s) gets the 'expired' page and stores no token", async () => {
+  // The identity provider answers an expired code with a bare invalid_grant, which another server
+  // may give for any cause: the app shows the neutral page that names them all (issue 8).
+  it("an expired code (sandbox clock past 60 s) gets the neutral 'refused' page and stores no token", async () => {
     const callback = await approveInPortal(OPERATOR);
     await fetch(`${stack.sandboxUrl}/_sandbox/clock/advance`, {
       method: "POST",
@@ -79,11 +81,11 @@ describe("GET /oauth/callback", () => {
       body: JSON.stringify({ seconds: 61 }),
     });
     const response = await visit(callback);
-    expect(failureReason(response)).toBe("code_expired");
+    expect(failureReason(response)).toBe("code_refused");
     expect(response.headers.get("set-cookie")).toBeNull();
     expect((await storedCounts()).grants).toBe(0);
     // A reload of the same address says the same thing, without asking the identity provider again.
-    expect(failureReason(await visit(callback))).toBe("code_expired");
+    expect(failureReason(await visit(callback))).toBe("code_refused");
     expect((await sandboxEvents("token")).length).toBe(1);
   });
 

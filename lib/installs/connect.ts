@@ -29,7 +29,9 @@ export type InstallFailureReason =
   | "code_refused" // invalid_grant the app cannot explain: expired, used, or a redirect_uri mismatch
   | "code_used"
   | "code_rejected" // invalid_grant for another stated reason (e.g. a code of another client)
-  | "issuer_mismatch" // RFC 9207: the redirect named no issuer, or another one; the code was NOT sent
+  // RFC 9207: the redirect named no issuer, or another one. Checked before the code is sent, so a
+  // claim that failed with this reason records a code that was never spent.
+  | "issuer_mismatch"
   | "code_in_progress" // a copy of this request is still completing the install
   | "redirect_mismatch" // invalid_grant: the app's redirect_uri is not the one the service used
   | "app_misconfigured" // invalid_client: the app's credentials are wrong or the client was removed
@@ -81,9 +83,6 @@ export function reasonForInvalidGrant(description: string | undefined): InstallF
  * A "code_used" refusal is left out: someone else redeemed that code, which is not configuration.
  */
 export const CODE_REFUSAL_FAILURES: readonly InstallFailureReason[] = ["code_refused", "redirect_mismatch", "code_rejected"];
-
-/** Failures recorded on a claim whose code never left the app (so it was not spent). */
-export const CODE_NOT_SENT_FAILURES: readonly InstallFailureReason[] = ["issuer_mismatch"];
 
 function reasonForRedemptionError(error: unknown): InstallFailureReason {
   if (error instanceof AuthorizationResponseIssuerError) return "issuer_mismatch";

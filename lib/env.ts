@@ -37,6 +37,20 @@ const encryptionKeysSchema = z
     return keys;
   });
 
+/**
+ * The issuer exactly as the identity provider names itself. Discovery (RFC 8414 §3.3, OpenID
+ * Discovery §4.3) requires the document's `issuer` to equal this address, and an issuer with a path
+ * never ends in a slash, so `https://idp.example.com/oauth/` can never match and every token request
+ * would fail at discovery. Refused here, with the fix in the message, rather than silently
+ * normalised: the value is copied from what the service gave, and a wrong copy is worth knowing about.
+ */
+export const oauthIssuerSchema = urlString.refine((value) => {
+  // zod runs refinements after a failed format check too; that failure is already reported.
+  if (!URL.canParse(value)) return true;
+  const { pathname } = new URL(value);
+  return pathname === "/" || !pathname.endsWith("/");
+}, "must not end with a slash after a path (e.g. https://idp.example.com/oauth, not https://idp.example.com/oauth/): discovery compares it with the issuer exactly");
+
 const EnvSchema = z.object({
   NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
@@ -51,7 +65,7 @@ const EnvSchema = z.object({
   NEXTAUTH_SECRET: z.string().min(32, "use at least 32 random characters"),
 
   /** contract §5.8: the issuer address is given to app owners on request. */
-  OAUTH_ISSUER: urlString,
+  OAUTH_ISSUER: oauthIssuerSchema,
   OAUTH_CLIENT_ID: z.string().min(1),
   OAUTH_CLIENT_SECRET: z.string().min(1),
   /** contract §5.3: registered by exact match; sent unchanged in the token request. */

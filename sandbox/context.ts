@@ -2,6 +2,7 @@
 import type { SandboxClock } from "./clock.js";
 import type { SandboxConfig } from "./config.js";
 import type { TokenEndpointFaults } from "./faults.js";
+import type { IdpBehaviour } from "./idp/behaviour.js";
 import type { OperatorData, SeedData } from "./seed.js";
 import type { SandboxStore } from "./store.js";
 import type { WebhookSender } from "./webhooks.js";
@@ -28,6 +29,8 @@ export interface SandboxContext {
    * document one). Tests switch it off to play a service that does not send it (in memory only).
    */
   consumerInstallId: { include: boolean };
+  /** How far the identity provider departs from Hydra (idp/behaviour.ts; in memory only). */
+  idpBehaviour: IdpBehaviour;
 }
 
 export function findOperator(ctx: SandboxContext, operatorId: number): OperatorData | undefined {

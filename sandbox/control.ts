@@ -21,6 +21,7 @@ import type { SandboxContext } from "./context.js";
 import { findOperator } from "./context.js";
 import { faultRequestSchema } from "./faults.js";
 import { buildPortalAuthorizationUrl } from "./idp/auth-ticket.js";
+import { defaultIdpBehaviour, idpBehaviourPatchSchema } from "./idp/behaviour.js";
 import { installConfigPatchSchema } from "./install-config.js";
 import { configOf, revokeInstall, updateInstallConfig } from "./installs.js";
 import { EVENT_TYPES, WEBHOOK_EVENT_TYPES, emptyState } from "./store.js";
@@ -147,6 +148,7 @@ export function controlRoutes(ctx: SandboxContext): Hono {
     ctx.faults.clear();
     ctx.webhooks.modes.clear();
     ctx.consumerInstallId.include = true;
+    ctx.idpBehaviour = defaultIdpBehaviour();
     ctx.store.addEvent("control", ctx.clock.now(), { action: "reset" });
     ctx.log("state reset: installs, tokens, codes and logs wiped; clock offset 0");
     return c.json({ ok: true });
@@ -294,6 +296,24 @@ export function controlRoutes(ctx: SandboxContext): Hono {
     ctx.faults.clear();
     ctx.store.addEvent("control", ctx.clock.now(), { action: "faults_cleared" });
     return c.json({ tokenEndpoint: null });
+  });
+
+  // ----- the identity provider's behaviour: another server than Hydra, or one that is away -----
+
+  app.get("/idp-behaviour", (c) => c.json({ idpBehaviour: ctx.idpBehaviour }));
+
+  app.post("/idp-behaviour", async (c) => {
+    const body = idpBehaviourPatchSchema.safeParse(await readJson(c));
+    if (!body.success) {
+      return bad(
+        c,
+        `Expected any of {"discovery": "up" | "503" | "404", "errorWording": "hydra" | "generic", "iss": "send" | "omit" | "wrong", "omitScope": boolean, "omitExpiresIn": boolean}: ${body.error.issues.map((i) => i.message).join("; ")}`,
+      );
+    }
+    ctx.idpBehaviour = { ...ctx.idpBehaviour, ...body.data };
+    ctx.store.addEvent("control", ctx.clock.now(), { action: "idp_behaviour_changed", ...body.data });
+    ctx.log(`identity provider behaviour: ${JSON.stringify(ctx.idpBehaviour)}`);
+    return c.json({ idpBehaviour: ctx.idpBehaviour });
   });
 
   // ----- the app's registration: client credentials and requested scopes -----

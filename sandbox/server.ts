@@ -12,6 +12,7 @@ import type { SandboxContext } from "./context.js";
 import { controlRoutes } from "./control.js";
 import { TokenEndpointFaults } from "./faults.js";
 import { authorizeRoutes } from "./idp/authorize.js";
+import { defaultIdpBehaviour } from "./idp/behaviour.js";
 import { consentRoutes } from "./idp/consent.js";
 import { discoveryRoutes } from "./idp/discovery.js";
 import { tokenRoutes } from "./idp/token.js";
@@ -53,6 +54,7 @@ export async function createSandbox(config: SandboxConfig, options: SandboxOptio
     faults: new TokenEndpointFaults(),
     rateWindows: new Map(),
     consumerInstallId: { include: true },
+    idpBehaviour: defaultIdpBehaviour(),
   };
 
   const app = new Hono();

@@ -6,6 +6,8 @@
 // for them. Staff see when tokens expire, never the tokens.
 import "server-only";
 import { readTokenCircuit, type TokenCircuitState } from "@/lib/oauth/circuit";
+import { readCodeRefusalAlarm, type CodeRefusalAlarm } from "@/lib/installs/code-claims";
+import { CODE_REFUSAL_FAILURES } from "@/lib/installs/connect";
 import { db } from "@/lib/db/client";
 import type { InstallStatus } from "@/lib/db/generated/enums";
 
@@ -132,4 +134,9 @@ export type TokenEndpointCircuit = TokenCircuitState;
  */
 export function fetchTokenEndpointCircuit(): Promise<TokenEndpointCircuit> {
   return readTokenCircuit();
+}
+
+/** Whether fresh authorization codes keep being refused (a redirect_uri registration fault, most likely). */
+export function fetchCodeRefusalAlarm(): Promise<CodeRefusalAlarm> {
+  return readCodeRefusalAlarm(CODE_REFUSAL_FAILURES);
 }

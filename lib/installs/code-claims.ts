@@ -13,7 +13,37 @@ import { db } from "@/lib/db/client";
 
 /** Long enough for the first request's redemption (two calls, each within the HTTP timeout). */
 const WAIT_FOR_FIRST_MS = 25_000;
-const PRUNE_AFTER_MS = 60 * 60 * 1000;
+
+/**
+ * How long a claim is kept, and why it depends on the claim.
+ *
+ * A redeemed code (`done`) produced a token chain, and presenting that code again makes the
+ * identity provider revoke the whole chain (contract §3: codes work once; public-facts.md: Hydra
+ * revokes every token issued from a reused code). The callback URL with the code stays in browser
+ * history, autocomplete and proxy logs for as long as anyone likes, so the claim that stops it
+ * being sent again must live as long as the chain can: refresh tokens rotate for ever (keep-alive),
+ * so that is until the install is revoked. A revoked install's chain is dead already, and a deleted
+ * install row has nothing left to protect. One small row per consent is the whole cost.
+ *
+ * A `failed` or `pending` claim protects nothing after its code has expired (one minute, contract
+ * §2): a failed code produced no chain the app holds, and a pending one older than an hour belongs
+ * to a request that died. Those are pruned after an hour, which also bounds what a stranger's
+ * random codes can leave behind.
+ */
+const PRUNE_UNREDEEMED_AFTER_MS = 60 * 60 * 1000;
+
+/**
+ * Deletes the claims that protect nothing any more (see above). Raw SQL because the claim names its
+ * install by row id without a relation (a claim is written before the install exists).
+ */
+async function pruneClaims(): Promise<void> {
+  const cutoff = new Date(Date.now() - PRUNE_UNREDEEMED_AFTER_MS);
+  await db().$executeRaw`
+    DELETE FROM authorization_code_claims c
+    WHERE c.created_at < ${cutoff}
+      AND (c.state <> 'done'
+           OR NOT EXISTS (SELECT 1 FROM installs i WHERE i.id = c.install_row_id AND i.status <> 'REVOKED'))`;
+}
 
 export type CodeClaim =
   | { kind: "claimed"; codeHash: string }
@@ -31,7 +61,7 @@ export function hashCode(code: string): string {
 
 export async function claimAuthorizationCode(code: string): Promise<CodeClaim> {
   const codeHash = hashCode(code);
-  await db().authorizationCodeClaim.deleteMany({ where: { createdAt: { lt: new Date(Date.now() - PRUNE_AFTER_MS) } } });
+  await pruneClaims();
   const { count } = await db().authorizationCodeClaim.createMany({ data: { codeHash, state: "pending" }, skipDuplicates: true });
   if (count === 1) return { kind: "claimed", codeHash };
 
@@ -60,4 +90,28 @@ export async function markCodeFailed(codeHash: string, failure: string): Promise
   await db()
     .authorizationCodeClaim.update({ where: { codeHash }, data: { state: "failed", failure } })
     .catch(() => undefined); // best effort: a waiting copy gives up after its deadline anyway
+}
+
+/**
+ * A configuration fault that would otherwise stay invisible: the identity provider keeps refusing
+ * codes the app presents for the first time (its own claims rule out a reload or a double click).
+ * One refusal is an operator who waited too long; several within minutes, with no install
+ * succeeding in between, most likely mean that the redirect_uri the app sends is not the one
+ * registered (contract §5.3: exact match). A stranger sending made-up codes can raise it too, which
+ * is why it only asks staff to check, and clears by itself once an install succeeds.
+ */
+export const CODE_REFUSAL_ALARM = { threshold: 3, windowMs: 15 * 60 * 1000 } as const;
+
+export type CodeRefusalAlarm = { raised: false } | { raised: true; refusals: number; latestAt: Date };
+
+/** `refusalFailures`: the failure reasons that record an invalid_grant refusal (lib/installs/connect.ts). */
+export async function readCodeRefusalAlarm(refusalFailures: readonly string[]): Promise<CodeRefusalAlarm> {
+  const lastSuccess = await db().authorizationCodeClaim.findFirst({ where: { state: "done" }, orderBy: { updatedAt: "desc" }, select: { updatedAt: true } });
+  const windowStart = new Date(Date.now() - CODE_REFUSAL_ALARM.windowMs);
+  const since = lastSuccess && lastSuccess.updatedAt > windowStart ? lastSuccess.updatedAt : windowStart;
+  const where = { state: "failed", failure: { in: [...refusalFailures] }, updatedAt: { gt: since } };
+  const refusals = await db().authorizationCodeClaim.count({ where });
+  if (refusals < CODE_REFUSAL_ALARM.threshold) return { raised: false };
+  const latest = await db().authorizationCodeClaim.findFirst({ where, orderBy: { updatedAt: "desc" }, select: { updatedAt: true } });
+  return { raised: true, refusals, latestAt: latest?.updatedAt ?? new Date() };
 }

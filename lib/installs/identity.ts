@@ -21,6 +21,8 @@ export type TokenOwner = {
    * service does not say when the consumer was created.
    */
   consumerKey: string | null;
+  /** The consumer's data scopes (public-facts.md: `scopes` of /consumers/me). */
+  scopes: string[];
 };
 
 export class TokenOwnerMismatchError extends Error {
@@ -39,5 +41,6 @@ export async function identifyTokenOwner(accessToken: string): Promise<TokenOwne
     operatorId: consumer.operatorId,
     installId: consumer.installId ?? null,
     consumerKey: consumer.createdAt ? `${consumer.createdAt}|${consumer.name ?? ""}` : null,
+    scopes: consumer.scopes,
   };
 }

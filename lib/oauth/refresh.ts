@@ -127,8 +127,7 @@ async function refreshUnderLock(installRowId: string, observedVersion: number): 
     if (
       error instanceof NoUsableTokenError ||
       error instanceof TokenRefreshUnavailableError ||
-      error instanceof TokenCircuitOpenError ||
-      error instanceof TokenEndpointError
+      error instanceof TokenCircuitOpenError
     ) {
       throw error;
     }
@@ -158,8 +157,17 @@ async function refreshHoldingLock(installRowId: string, observedVersion: number)
     await moveToReinstallNeeded(installRowId, "no refresh token stored (offline_access not granted?)");
     throw new NoUsableTokenError("reinstall_needed");
   }
-  // Discovery can fail on its own; do it before the marker, while nothing has been sent.
-  await ensureOAuthConfiguration();
+  // Discovery can fail on its own (the issuer is away, or OAUTH_ISSUER is misspelt); do it before
+  // the marker, while nothing has been sent: then nothing is unknown, and a later call simply tries
+  // again. Whatever discovery throws becomes "unavailable", so every caller (pages, jobs, probes)
+  // already knows how to explain it; staff see the cause in the log.
+  try {
+    await ensureOAuthConfiguration();
+  } catch (error) {
+    const detail = error instanceof TokenEndpointError ? `${error.kind}${error.status ? ` HTTP ${error.status}` : ""}` : "failed";
+    logger.error({ installRowId, discovery: detail }, "the identity provider's discovery document could not be read; no refresh was sent (check OAUTH_ISSUER)");
+    throw new TokenRefreshUnavailableError(`the identity provider could not be discovered (${detail}); nothing was sent`);
+  }
   const sentAt = new Date();
   if (!(await markRefreshStarted(db(), installRowId, stored.version, sentAt))) {
     throw new TokenRefreshUnavailableError("the grant changed while refreshing");

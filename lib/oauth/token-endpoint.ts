@@ -9,24 +9,53 @@ import { z } from "zod";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/log";
 
-/** contract §2 "Token response fields". Unknown fields are tolerated and dropped. */
+/**
+ * contract §2: the access token lives one hour and `expires_in` is "just under one hour". Assumed
+ * when a token response leaves `expires_in` out (RFC 6749 §5.1 only RECOMMENDS it); the refresh
+ * margin of lib/oauth/access.ts applies on top, so the app refreshes well before this runs out.
+ */
+export const ASSUMED_EXPIRES_IN_SECONDS = 3599;
+
+/**
+ * contract §2 "Token response fields". Unknown fields are tolerated and dropped.
+ *
+ * The contract promises `expires_in` and `scope`, but they are the two fields RFC 6749 §5.1 lets a
+ * server leave out, and the app can live without either (defence in depth): a missing `expires_in`
+ * is assumed (above), a missing `scope` is left undefined for the caller to fill from what it knows
+ * (the callback asks GET /consumers/me; a refresh keeps the scopes already stored). The code is spent
+ * by the time this runs, so refusing the answer for them would lose an install for nothing.
+ */
 export const TokenResponseSchema = z.object({
   access_token: z.string().min(1),
   refresh_token: z.string().min(1).optional(),
   // contract: "Value is bearer"; the identity provider sends it in lower case, RFC 6749 says
   // the comparison is case-insensitive.
   token_type: z.string().refine((t) => t.toLowerCase() === "bearer", "token_type must be bearer"),
-  expires_in: z.number().int().positive(),
-  scope: z.string().default(""),
+  expires_in: z.number().int().positive().optional(),
+  scope: z.string().optional(),
 });
 
 export type TokenSet = {
   accessToken: string;
   refreshToken: string | undefined;
-  /** Seconds the access token lives, as the identity provider said. */
+  /** Seconds the access token lives, as the identity provider said (or ASSUMED_EXPIRES_IN_SECONDS). */
   expiresIn: number;
-  scopes: string[];
+  /** The granted scopes, or undefined when the response did not say (the caller decides). */
+  scopes: string[] | undefined;
 };
+
+/**
+ * RFC 9207: the authorization response (the redirect to the app) named no issuer although the
+ * identity provider advertises that it always does, or named another issuer. Either can be a mix-up
+ * attack (a code from another server, meant to be sent to this one) or a misconfigured OAUTH_ISSUER.
+ * The code is NOT sent in either case.
+ */
+export class AuthorizationResponseIssuerError extends Error {
+  constructor(readonly problem: "missing" | "wrong") {
+    super(`authorization response issuer ${problem}`);
+    this.name = "AuthorizationResponseIssuerError";
+  }
+}
 
 /**
  * Why a token request failed, in the terms the app acts on (contract §7):
@@ -137,9 +166,25 @@ function toTokenSet(response: unknown): TokenSet {
   return {
     accessToken: t.access_token,
     refreshToken: t.refresh_token,
-    expiresIn: t.expires_in,
-    scopes: t.scope.split(" ").filter(Boolean),
+    expiresIn: t.expires_in ?? ASSUMED_EXPIRES_IN_SECONDS,
+    scopes: t.scope === undefined ? undefined : t.scope.split(" ").filter(Boolean),
   };
+}
+
+/**
+ * RFC 9207 §2.4, checked by the app itself before the code is sent. openid-client makes the same
+ * check inside authorizationCodeGrant (and still does, as a second line), but its error is the same
+ * "invalid response" it raises for a malformed token response, after which the app could not tell
+ * "the code never left" from "the code was spent". Checking first keeps that certain.
+ */
+function checkAuthorizationResponseIssuer(config: oidc.Configuration, callbackParams: URLSearchParams): void {
+  const metadata = config.serverMetadata();
+  const iss = callbackParams.get("iss");
+  if (iss === null) {
+    if (metadata.authorization_response_iss_parameter_supported === true) throw new AuthorizationResponseIssuerError("missing");
+    return;
+  }
+  if (iss !== metadata.issuer) throw new AuthorizationResponseIssuerError("wrong");
 }
 
 /**
@@ -151,6 +196,7 @@ function toTokenSet(response: unknown): TokenSet {
  */
 export async function redeemAuthorizationCode(callbackParams: URLSearchParams): Promise<TokenSet> {
   const config = await oauthConfiguration();
+  checkAuthorizationResponseIssuer(config, callbackParams);
   const currentUrl = new URL(env().OAUTH_REDIRECT_URI);
   for (const [key, value] of callbackParams) currentUrl.searchParams.append(key, value);
   try {
@@ -167,8 +213,10 @@ export async function redeemAuthorizationCode(callbackParams: URLSearchParams): 
 
 /**
  * Makes sure the identity provider's configuration is known (discovery, cached per process). The
- * refresh coordinator calls it before committing its refresh marker, so that a failed discovery is
- * never mistaken for a refresh whose outcome is unknown: no token has left the process then.
+ * refresh coordinator calls it before committing its refresh marker, and the callback before it
+ * claims the code, so that a failed discovery is never mistaken for a request whose outcome is
+ * unknown: no token or code has left the process then. Throws TokenEndpointError (kind `not_sent`,
+ * `unavailable`, `bad_response` or `other`) when discovery fails.
  */
 export async function ensureOAuthConfiguration(): Promise<void> {
   await oauthConfiguration();

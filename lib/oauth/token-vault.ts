@@ -31,7 +31,8 @@ function sealAccessToken(installRowId: string, tokens: TokenSet, issuedAt: Date)
     accessTokenEncrypted: sealToken(tokens.accessToken, installRowId, env().TOKEN_ENCRYPTION_KEYS),
     // `issuedAt` is when the request was sent, so the recorded expiry errs early.
     accessTokenExpiresAt: new Date(issuedAt.getTime() + tokens.expiresIn * 1000),
-    scope: tokens.scopes.join(" "),
+    // A refresh answer that does not state its scope did not change it (RFC 6749 §5.1): keep the stored one.
+    ...(tokens.scopes === undefined ? {} : { scope: tokens.scopes.join(" ") }),
   };
 }
 
@@ -46,8 +47,9 @@ function sealRefreshToken(installRowId: string, refreshToken: string, issuedAt: 
  * Stores the token pair of a new consent (the redirect_uri), replacing any earlier pair: a
  * re-authorized install starts a new chain, so an old refresh marker no longer applies.
  */
-export async function storeTokenGrant(tx: Tx, installRowId: string, tokens: TokenSet, issuedAt: Date): Promise<void> {
+export async function storeTokenGrant(tx: Tx, installRowId: string, tokens: TokenSet & { scopes: string[] }, issuedAt: Date): Promise<void> {
   const sealed = {
+    scope: tokens.scopes.join(" "),
     ...sealAccessToken(installRowId, tokens, issuedAt),
     ...(tokens.refreshToken
       ? sealRefreshToken(installRowId, tokens.refreshToken, issuedAt)

@@ -11,16 +11,20 @@ import { CONSENT_REQUEST_TTL_MS } from "../lifetimes.js";
 import { parseScopeString, registeredScopes } from "../scopes.js";
 import { errorPage } from "../views/layout.js";
 import { consumePortalTicket } from "./auth-ticket.js";
+import { authorizationResponseIssuer, type IdpBehaviour } from "./behaviour.js";
 import { HINTS, OAuthError } from "./errors.js";
 
 const MIN_STATE_LENGTH = 8; // fosite's minimum entropy for state
 
 /** Sends an OAuth error back to the (already validated) redirect_uri, as RFC 6749 §4.1.2.1 says. */
-function redirectWithError(c: Context, redirectUri: string, error: OAuthError, state: string | null): Response {
+function redirectWithError(c: Context, redirectUri: string, error: OAuthError, state: string | null, iss: { behaviour: IdpBehaviour; issuer: string }): Response {
   const target = new URL(redirectUri);
   target.searchParams.set("error", error.error);
   target.searchParams.set("error_description", error.description);
   if (state) target.searchParams.set("state", state);
+  // RFC 9207: error responses name their issuer too.
+  const issuer = authorizationResponseIssuer(iss.behaviour, iss.issuer);
+  if (issuer) target.searchParams.set("iss", issuer);
   return c.redirect(target.toString(), 302);
 }
 
@@ -65,7 +69,7 @@ export function authorizeRoutes(ctx: SandboxContext): Hono {
     const state = params.get("state");
     const fail = (error: OAuthError, reason: string): Response => {
       ctx.store.addEvent("authorize", now, { outcome: "rejected", reason, operator_id: ticket.operatorId });
-      return redirectWithError(c, redirectUri, error, state);
+      return redirectWithError(c, redirectUri, error, state, { behaviour: ctx.idpBehaviour, issuer: ctx.issuer() });
     };
 
     const responseType = params.get("response_type") ?? "";

@@ -11,6 +11,7 @@ import type { ConsentRequestRecord } from "../store.js";
 import { approveInstall } from "../installs.js";
 import { consentPage } from "../views/consent.js";
 import { errorPage } from "../views/layout.js";
+import { authorizationResponseIssuer } from "./behaviour.js";
 import { HINTS, OAuthError } from "./errors.js";
 import { issueAuthorizationCode } from "./tokens.js";
 
@@ -68,11 +69,14 @@ export function consentRoutes(ctx: SandboxContext): Hono {
     ctx.store.changed();
 
     const target = new URL(consent.redirectUri);
+    // RFC 9207: the authorization response names its issuer (switch: idp/behaviour.ts).
+    const iss = authorizationResponseIssuer(ctx.idpBehaviour, ctx.issuer());
     if (form.data.decision === "deny") {
       const error = new OAuthError("access_denied", HINTS.operatorDenied);
       target.searchParams.set("error", error.error);
       target.searchParams.set("error_description", error.description);
       target.searchParams.set("state", consent.state);
+      if (iss) target.searchParams.set("iss", iss);
       ctx.store.addEvent("consent", ctx.clock.now(), { outcome: "denied", operator_id: consent.operatorId });
       return c.redirect(target.toString(), 302);
     }
@@ -98,6 +102,7 @@ export function consentRoutes(ctx: SandboxContext): Hono {
     target.searchParams.set("code", code);
     target.searchParams.set("scope", consent.scopes.join(" "));
     target.searchParams.set("state", consent.state);
+    if (iss) target.searchParams.set("iss", iss);
     return c.redirect(target.toString(), 302);
   });
 

@@ -14,6 +14,7 @@ import type { SandboxContext } from "../context.js";
 import { sha256Hex } from "../crypto.js";
 import type { AppliedTokenFault } from "../faults.js";
 import { ACCESS_TOKEN_EXPIRES_IN_SECONDS } from "../lifetimes.js";
+import { GENERIC_ERROR_DESCRIPTION, type IdpBehaviour } from "./behaviour.js";
 import { HINTS, OAuthError } from "./errors.js";
 import { findToken, issueTokenPair, revokeAccessTokensOfChain, revokeChain } from "./tokens.js";
 
@@ -32,10 +33,23 @@ type TokenForm = z.infer<typeof tokenFormSchema>;
 
 interface TokenResponseBody {
   access_token: string;
-  expires_in: number;
+  expires_in?: number;
   refresh_token: string;
-  scope: string;
+  scope?: string;
   token_type: "bearer";
+}
+
+/** Leaves out the fields RFC 6749 §5.1 lets a server leave out, when the switches say so (idp/behaviour.ts). */
+function shapeTokenResponse(body: TokenResponseBody, behaviour: IdpBehaviour): TokenResponseBody {
+  const shaped = { ...body };
+  if (behaviour.omitScope) delete shaped.scope;
+  if (behaviour.omitExpiresIn) delete shaped.expires_in;
+  return shaped;
+}
+
+/** The error body: fosite's wording, or (switch `errorWording: "generic"`) the RFC 6749 code with a text nobody can match on. */
+function errorBody(error: OAuthError, behaviour: IdpBehaviour): { error: string; error_description: string } {
+  return behaviour.errorWording === "generic" ? { error: error.error, error_description: GENERIC_ERROR_DESCRIPTION } : error.toJSON();
 }
 
 /** What the event log records about a call (safe to print). */
@@ -253,7 +267,7 @@ export function tokenRoutes(ctx: SandboxContext): Hono {
   app.post("/oauth2/token", async (c) => {
     const notes: CallNotes = { grantType: null, installId: null, detail: null };
     let status: 200 | 400 | 401 | 403 = 200;
-    let body: TokenResponseBody | ReturnType<OAuthError["toJSON"]>;
+    let body: TokenResponseBody | { error: string; error_description: string };
     let fault: AppliedTokenFault | null = null;
     try {
       const form = await readForm(c.req.raw);
@@ -271,11 +285,11 @@ export function tokenRoutes(ctx: SandboxContext): Hono {
         recordCall(notes, "not_performed", null, fault);
         return dropConnection(c);
       }
-      body = await handleTokenRequest(ctx, c.req.raw, form, notes, fault ? fault.delayMs : 0);
+      body = shapeTokenResponse(await handleTokenRequest(ctx, c.req.raw, form, notes, fault ? fault.delayMs : 0), ctx.idpBehaviour);
     } catch (error) {
       if (!(error instanceof OAuthError)) throw error;
       status = error.status;
-      body = error.toJSON();
+      body = errorBody(error, ctx.idpBehaviour);
     }
     const outcome = "error" in body ? body.error : "issued";
     if (fault?.mode === "answer-then-fail") {

@@ -9,9 +9,18 @@
 //   crash-before-send <id>    one call; dies right after the refresh marker was committed, before sending
 //   pause-after-answer <id>   one call; prints PAUSED when the token endpoint answered, waits for a line on stdin
 //   keep-alive                one keep-alive run; prints its summary
+//   dashboard-read <id>       what the dashboard reads for the install (charge points), cold: no warm-up,
+//                             so this process discovers the identity provider on its first token request
+//   reconcile <id>            one reconcile of the install; prints its outcome
+//   probe-reauth <id>         one forced re-authorization probe (as staff ask for it); prints its outcome
+//   callback <query>          the redirect_uri's work (completeInstall) for a callback query string
 //   reencrypt                 re-encrypts all grants under the current key
 //   ready                     one readiness check (lib/health.ts); prints it with how long it took
 import { createInterface } from "node:readline";
+import { InstallFailedError, completeInstall } from "../../lib/installs/connect";
+import { fetchInstallChargePoints, fetchInstallSummary } from "../../lib/installs/dashboard";
+import { probeReauthorization } from "../../lib/installs/reauth";
+import { reconcileInstall } from "../../lib/installs/reconcile";
 import { runKeepAlive } from "../../lib/jobs/keep-alive";
 import { withAccessToken } from "../../lib/oauth/access";
 import { ensureOAuthConfiguration } from "../../lib/oauth/token-endpoint";
@@ -99,6 +108,29 @@ switch (command) {
   case "keep-alive":
     console.log(JSON.stringify(await runKeepAlive()));
     break;
+  case "dashboard-read": {
+    const install = await fetchInstallSummary(installRowId);
+    if (!install) throw new Error(`no install ${installRowId}`);
+    const read = await fetchInstallChargePoints(install, { page: 0, perPage: 10 });
+    console.log(JSON.stringify(read.ok ? { ok: true } : read));
+    break;
+  }
+  case "reconcile":
+    console.log(JSON.stringify({ outcome: await reconcileInstall(installRowId) }));
+    break;
+  case "probe-reauth":
+    console.log(JSON.stringify({ outcome: await probeReauthorization(installRowId, "staff", { force: true }) }));
+    break;
+  case "callback": {
+    // Here the second argument is the callback's query string, not an install.
+    try {
+      console.log(JSON.stringify({ ok: true, ...(await completeInstall(new URLSearchParams(installRowId))) }));
+    } catch (error) {
+      if (!(error instanceof InstallFailedError)) throw error;
+      console.log(JSON.stringify({ ok: false, reason: error.reason }));
+    }
+    break;
+  }
   case "reencrypt":
     console.log(JSON.stringify(await reencryptAllGrants(db())));
     break;

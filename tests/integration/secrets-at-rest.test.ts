@@ -53,7 +53,10 @@ describe("no token in clear text", () => {
     const { installRowId } = await installViaPortal(1002);
     await expireAccessToken(installRowId, false);
     const worker = await runAppWorker(["call", installRowId, "2"], { LOG_LEVEL: "debug" });
-    await fetch(`${stack.appUrl}/oauth/callback?code=volt_ac_thisIsAForgedCode123&state=abcdefgh12`, { redirect: "manual" });
+    // Naming the right issuer (RFC 9207), so the forged code is sent and refused by the identity provider.
+    await fetch(`${stack.appUrl}/oauth/callback?code=volt_ac_thisIsAForgedCode123&state=abcdefgh12&iss=${encodeURIComponent(process.env.OAUTH_ISSUER!)}`, {
+      redirect: "manual",
+    });
 
     const logDir = process.env.TEST_LOG_DIR!;
     const logs = readdirSync(logDir).map((name) => ({ name, text: readFileSync(path.join(logDir, name), "utf8") }));

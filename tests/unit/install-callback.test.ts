@@ -14,9 +14,14 @@ describe("reasonForInvalidGrant", () => {
       reasonForInvalidGrant(`${generic} The OAuth 2.0 Client ID from this request does not match the one from the authorize request.`),
     ).toBe("code_rejected");
   });
-  it("reads the bare generic description (Hydra's answer for an expired code) as expired", () => {
-    expect(reasonForInvalidGrant(generic)).toBe("code_expired");
-    expect(reasonForInvalidGrant(undefined)).toBe("code_expired");
+  // The bare description is Hydra's answer for an expired or unknown code, but another server may
+  // give it (or any other text, or none) for every cause, a redirect_uri mismatch included: the page
+  // must not claim "expired" when the app cannot know it.
+  it("reads anything it cannot be sure of as the neutral 'refused' page, never as 'expired'", () => {
+    expect(reasonForInvalidGrant(generic)).toBe("code_refused");
+    expect(reasonForInvalidGrant(undefined)).toBe("code_refused");
+    expect(reasonForInvalidGrant("The request was refused.")).toBe("code_refused");
+    expect(reasonForInvalidGrant("redirect_uri mismatch")).toBe("code_refused");
   });
 });
 

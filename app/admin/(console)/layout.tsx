@@ -5,6 +5,7 @@
 // every navigation, so each page (and each server action) calls requireStaff() itself.
 import Link from "next/link";
 import { requireStaff } from "@/lib/auth/staff";
+import { CodeRefusalBanner } from "../code-refusal-banner";
 import { SignOutButton } from "../sign-out-button";
 
 export const dynamic = "force-dynamic";
@@ -25,6 +26,7 @@ export default async function ConsoleLayout({ children }: { children: React.Reac
           <SignOutButton />
         </div>
       </div>
+      <CodeRefusalBanner />
       {children}
     </div>
   );

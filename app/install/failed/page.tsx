@@ -19,10 +19,19 @@ const MESSAGES: Record<InstallFailureReason, { title: string; body: string; acti
     body: "The service reported an error before handing the connection to this app.",
     action: RESTART,
   },
-  code_expired: {
-    title: "This connection link has expired",
-    body: "A connection must be completed within a minute of approving it. This link has expired or is no longer valid.",
-    action: RESTART,
+  // The service refused the code without saying why in a way the app can rely on (contract §7 gives
+  // one error for three causes): name them all, and both ways out.
+  code_refused: {
+    title: "The connection could not be completed",
+    body:
+      "The service refused this connection link. Usually it has expired (a connection must be completed within a minute of approving it) or was already used; it can also mean that this app's redirect address does not match the one registered with the service.",
+    action: RESTART + " If it keeps happening, please tell the app's provider: their redirect address may be misconfigured.",
+  },
+  issuer_mismatch: {
+    title: "The connection could not be verified",
+    body:
+      "The response that brought you here did not come from the service this app is set up for, so the app did not use it. Nothing was connected, and your data was not shared with this app.",
+    action: RESTART + " If it keeps happening, please tell the app's provider.",
   },
   code_used: {
     title: "This connection link was already used",
@@ -78,7 +87,7 @@ const MESSAGES: Record<InstallFailureReason, { title: string; body: string; acti
   },
 };
 
-const ReasonSchema = z.enum(Object.keys(MESSAGES) as [InstallFailureReason, ...InstallFailureReason[]]).catch("code_rejected");
+const ReasonSchema = z.enum(Object.keys(MESSAGES) as [InstallFailureReason, ...InstallFailureReason[]]).catch("code_refused");
 
 export default async function InstallFailedPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const reason = ReasonSchema.parse((await searchParams).reason);

@@ -1,0 +1,60 @@
+// The staff console warns when the identity provider keeps refusing fresh authorization codes
+// (issue 8: a redirect_uri registration fault must not stay invisible). The sandbox answers like a
+// server other than Hydra here (plain invalid_grant), so nothing but the pattern can tell.
+import { expect, test, type Page } from "@playwright/test";
+import { closeSql, control, resetWorld, stack } from "../helpers/stack";
+
+test.beforeEach(resetWorld);
+test.afterAll(closeSql);
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: run the end-to-end tests through \`npm test\``);
+  return value;
+}
+
+async function signInAsStaff(page: Page): Promise<void> {
+  await page.goto("/admin/sign-in");
+  await page.getByLabel("Email").fill(required("STAFF_DEV_EMAIL"));
+  await page.getByLabel("Password").fill(required("STAFF_DEV_PASSWORD"));
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page).toHaveURL(`${stack.appUrl}/admin`);
+}
+
+async function refuseFreshCode(page: Page, n: number): Promise<void> {
+  // As a stranger would make it, naming the right issuer so the code reaches the identity provider.
+  await page.goto(`/oauth/callback?${new URLSearchParams({ code: `volt_ac_fresh${n}`, state: "abcdefgh12", iss: required("OAUTH_ISSUER") })}`);
+  await expect(page.getByTestId("install-failure")).toHaveAttribute("data-reason", "code_refused");
+}
+
+test("three refused fresh codes raise 'check the redirect_uri registration'; a successful install clears it", async ({ browser }) => {
+  await control("POST", "/idp-behaviour", { errorWording: "generic" });
+  const operator = await browser.newContext();
+  const operatorPage = await operator.newPage();
+  const staff = await (await browser.newContext()).newPage();
+  await signInAsStaff(staff);
+
+  await refuseFreshCode(operatorPage, 1);
+  await refuseFreshCode(operatorPage, 2);
+  await staff.reload();
+  await expect(staff.getByTestId("code-refusal-banner")).toHaveCount(0); // two can be operators who waited too long
+
+  await refuseFreshCode(operatorPage, 3);
+  await staff.reload();
+  const banner = staff.getByTestId("code-refusal-banner");
+  await expect(banner).toContainText("check the redirect_uri registration");
+  await expect(banner).toContainText("refused 3 fresh authorization codes");
+  await expect(banner).toContainText("OAUTH_REDIRECT_URI");
+  await staff.screenshot({ path: ".data/test/screenshots/staff-code-refusals.png", fullPage: true });
+
+  // An operator connects successfully: whatever it was, it works now.
+  const [first] = (await control<{ operators: { name: string }[] }>("GET", "/operators")).operators;
+  await operatorPage.goto(`${stack.sandboxUrl}/portal`);
+  await operatorPage.getByRole("link", { name: first!.name }).click();
+  await operatorPage.getByRole("button", { name: "Connect" }).click();
+  await operatorPage.getByRole("button", { name: "Approve" }).click();
+  await expect(operatorPage).toHaveURL(`${stack.appUrl}/dashboard`);
+  await staff.reload();
+  await expect(staff.getByTestId("installs")).toBeVisible();
+  await expect(banner).toHaveCount(0);
+});

@@ -14,7 +14,7 @@ import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/log";
-import { authenticateStaff, staffAccountsFrom } from "./staff-accounts";
+import { SignInRefusedError, signInStaff } from "./staff-sign-in";
 
 /** How long a session lasts (operators without coming back through the portal; staff without signing in again). */
 export const OPERATOR_SESSION_MAX_AGE_SECONDS = 8 * 60 * 60;
@@ -44,19 +44,18 @@ export function authOptions(): NextAuthOptions {
           email: { label: "Email", type: "email" },
           password: { label: "Password", type: "password" },
         },
-        async authorize(credentials) {
+        async authorize(credentials, req) {
           try {
-            const staff = await authenticateStaff(credentials, staffAccountsFrom(env().STAFF_USERS));
-            if (!staff) {
-              logger.warn({ email: typeof credentials?.email === "string" ? credentials.email.slice(0, 254) : undefined }, "staff sign-in refused");
-              return null;
-            }
-            logger.info({ email: staff.email }, "staff signed in");
-            return { id: `staff:${staff.email}`, email: staff.email };
+            const staff = await signInStaff(credentials, req.headers);
+            return staff ? { id: `staff:${staff.email}`, email: staff.email } : null;
           } catch (error) {
-            // A malformed STAFF_USERS. Logged for the partner; the person signing in sees the usual
-            // failure (next-auth would put a thrown message into the redirect URL).
-            logger.error({ err: error }, "staff sign-in impossible: STAFF_USERS is invalid");
+            // Too many attempts, or no hashing slot free: next-auth hands this message to the form
+            // (lib/auth/sign-in-refusal.ts), which says how long to wait.
+            if (error instanceof SignInRefusedError) throw error;
+            // A malformed STAFF_USERS, or the rate limits' store failing with no fallback. Logged
+            // for the partner; the person signing in sees the usual failure (next-auth would put a
+            // thrown message into the redirect URL).
+            logger.error({ err: error }, "staff sign-in impossible");
             return null;
           }
         },

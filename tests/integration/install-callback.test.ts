@@ -108,7 +108,7 @@ describe("GET /oauth/callback", () => {
   });
 
   it("a forged code is refused by the identity provider and stores nothing", async () => {
-    const response = await visit(`${stack.appUrl}/oauth/callback?code=volt_ac_forged&state=whatever-state-value`);
+    const response = await visit(`${stack.appUrl}/oauth/callback?code=volt_ac_forgedButWellFormed0123456789&state=whatever-state-value`);
     expect(failureReason(response)).toMatch(/^code_/);
     expect(await storedCounts()).toEqual({ installs: 0, grants: 0 });
   });

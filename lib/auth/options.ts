@@ -9,14 +9,22 @@
 // Both live in next-auth's one session cookie, so one browser holds one or the other: signing in
 // as staff replaces an operator session in that browser, and completing an install replaces a
 // staff session. Each page checks the kind it needs (currentOperator, requireStaff).
+//
+// Every session is also a row in the `sessions` table (lib/auth/sessions.ts): the JWT carries its
+// id, callbacks.session checks it on every read, and sign-out revokes it (events.signOut), so a
+// copied cookie stops working and no session outlives SESSION_ABSOLUTE_LIFETIME_SECONDS.
 import "server-only";
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/log";
+import { endSession, isSessionLive, startSession } from "./sessions";
 import { SignInRefusedError, signInStaff } from "./staff-sign-in";
 
-/** How long a session lasts (operators without coming back through the portal; staff without signing in again). */
+/**
+ * How long a session lasts without being used (next-auth's sliding maxAge). However busy, it also
+ * ends SESSION_ABSOLUTE_LIFETIME_SECONDS after sign-in (lib/auth/sessions.ts).
+ */
 export const OPERATOR_SESSION_MAX_AGE_SECONDS = 8 * 60 * 60;
 
 /** The console's sign-in page; next-auth sends its own sign-in and error redirects there too. */
@@ -63,22 +71,34 @@ export function authOptions(): NextAuthOptions {
     ],
     pages: { signIn: STAFF_SIGN_IN_PATH, error: STAFF_SIGN_IN_PATH },
     callbacks: {
-      jwt({ token, user, account }) {
+      async jwt({ token, user, account }) {
         // On sign-in only (`account` is present just then); afterwards the token passes unchanged.
         // The operator token is encoded by operator-session.ts and never comes through here on issue.
         if (account?.provider === "staff" && user.email) {
-          return { sub: user.id, kind: "staff", email: user.email };
+          const { id } = await startSession("staff", user.email);
+          return { sub: user.id, kind: "staff", email: user.email, sid: id };
         }
         return token;
       },
-      session({ session, token }) {
+      // Runs on every read of the session (getServerSession, /api/auth/session): a session whose
+      // row is signed out or past its absolute lifetime reads as no session at all.
+      async session({ session, token }) {
         if (token.kind === "operator" && typeof token.installRowId === "string" && typeof token.operatorId === "string") {
-          session.operator = { installRowId: token.installRowId, operatorId: token.operatorId };
+          if (await isSessionLive(token.sid, "operator", token.installRowId)) {
+            session.operator = { installRowId: token.installRowId, operatorId: token.operatorId };
+          }
         }
         if (token.kind === "staff" && typeof token.email === "string") {
-          session.staff = { email: token.email };
+          if (await isSessionLive(token.sid, "staff", token.email)) session.staff = { email: token.email };
         }
         return session;
+      },
+    },
+    events: {
+      // next-auth's sign-out (POST /api/auth/signout, with its CSRF token) clears the cookie in this
+      // browser; revoking the row ends every copy of it too.
+      async signOut({ token }) {
+        await endSession(token?.sid);
       },
     },
   };

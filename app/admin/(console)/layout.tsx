@@ -5,7 +5,7 @@
 // every navigation, so each page (and each server action) calls requireStaff() itself.
 import Link from "next/link";
 import { requireStaff } from "@/lib/auth/staff";
-import { SignOutButton } from "../sign-out-button";
+import { SignOutButton } from "@/app/components/sign-out-button";
 
 export const dynamic = "force-dynamic";
 
@@ -22,7 +22,7 @@ export default async function ConsoleLayout({ children }: { children: React.Reac
         </nav>
         <div className="flex items-center gap-3 text-sm text-slate-600">
           <span data-testid="staff-email">{staff.email}</span>
-          <SignOutButton />
+          <SignOutButton callbackUrl="/admin/sign-in" />
         </div>
       </div>
       {children}

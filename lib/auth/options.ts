@@ -7,8 +7,9 @@
 //   below (lib/auth/staff.ts). token.kind === "staff".
 //
 // Both live in next-auth's one session cookie, so one browser holds one or the other: signing in
-// as staff replaces an operator session in that browser, and completing an install replaces a
-// staff session. Each page checks the kind it needs (currentOperator, requireStaff).
+// as staff replaces an operator session in that browser; an install completed in a browser that
+// holds another session asks first (lib/auth/pending-sign-in.ts). Each page checks the kind it
+// needs (currentOperator, requireStaff).
 //
 // Every session is also a row in the `sessions` table (lib/auth/sessions.ts): the JWT carries its
 // id, callbacks.session checks it on every read, and sign-out revokes it (events.signOut), so a

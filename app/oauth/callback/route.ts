@@ -1,7 +1,7 @@
 // GET /oauth/callback: the registered redirect_uri; redeems the code at once (contract §2: codes
 // live one minute and work once, so the redemption is never queued).
 import { NextResponse, type NextRequest } from "next/server";
-import { createOperatorSessionCookie } from "@/lib/auth/operator-session";
+import { signInAfterInstall } from "@/lib/auth/pending-sign-in";
 import { env } from "@/lib/env";
 import { takeCallbackAttempt } from "@/lib/installs/callback-limit";
 import { InstallFailedError, completeInstall, type InstallFailureReason } from "@/lib/installs/connect";
@@ -52,10 +52,12 @@ export async function GET(request: NextRequest): Promise<NextResponse> {
 
   let reason: InstallFailureReason;
   try {
-    const { installRowId, operatorId } = await completeInstall(query);
-    const response = redirectTo("/dashboard");
-    const cookie = await createOperatorSessionCookie({ installRowId, operatorId });
-    response.cookies.set(cookie.name, cookie.value, cookie.options);
+    const operator = await completeInstall(query);
+    // Signed in at once, unless this browser holds someone else's session: then it is asked first
+    // (login CSRF, lib/auth/pending-sign-in.ts). The install is stored either way.
+    const next = await signInAfterInstall(operator);
+    const response = redirectTo(next.kind === "signed_in" ? "/dashboard" : "/oauth/continue");
+    response.cookies.set(next.cookie.name, next.cookie.value, next.cookie.options);
     return response;
   } catch (error) {
     if (error instanceof InstallFailedError) {

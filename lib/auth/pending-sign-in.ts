@@ -8,7 +8,8 @@
 // browser already holds a session for someone else, the result is kept here, server-side, for a
 // few minutes, bound to this browser by an httpOnly cookie, and the person chooses on
 // /oauth/continue (a POST server action, which Next.js protects against cross-site posts by
-// comparing Origin and Host). No session, or one for the same install: signed in directly.
+// comparing Origin and Host). No session, or one for the same operator (the same install, or a
+// re-install after an uninstall): signed in directly.
 import "server-only";
 import { createHash, randomBytes } from "node:crypto";
 import { getServerSession } from "next-auth";
@@ -58,7 +59,9 @@ export async function signInAfterInstall(
   operator: OperatorSession,
 ): Promise<{ kind: "signed_in"; cookie: Cookie } | { kind: "ask"; cookie: Cookie }> {
   const current = await currentSignIn();
-  if (!current || (current.kind === "operator" && current.installRowId === operator.installRowId)) {
+  // The same operator (the same install, or a re-install after an uninstall) is no one else: an
+  // attacker's link carries the attacker's operator, never the victim's.
+  if (!current || (current.kind === "operator" && current.operatorId === operator.operatorId)) {
     return { kind: "signed_in", cookie: await createOperatorSessionCookie(operator) };
   }
   const token = randomBytes(32).toString("base64url");

@@ -34,8 +34,8 @@ const BUSY_RETRY_SECONDS = 2;
 
 let slots: TrySemaphore | undefined;
 
-/** This process's password-hashing slots (exported for the bench and for tests of the limit). */
-export function passwordHashSlots(): TrySemaphore {
+/** This process's password-hashing slots. */
+function passwordHashSlots(): TrySemaphore {
   slots ??= new TrySemaphore(env().PASSWORD_HASH_CONCURRENCY);
   return slots;
 }

@@ -106,6 +106,19 @@ test("operator A signed in → installing as operator B asks; continuing shows B
   await expect(page.getByRole("heading", { name: `Operator ${b!.id}` })).toBeVisible();
 });
 
+test("the same operator re-installing after an uninstall is signed in directly (no one else's session)", async ({ page }) => {
+  const [operator] = await operators();
+  await approveInPortal(page, operator!);
+  await expect(page).toHaveURL(`${stack.appUrl}/dashboard`);
+  await page.goto(`${stack.sandboxUrl}/portal/operators/${operator!.id}`);
+  await page.getByRole("button", { name: "Uninstall" }).click();
+  await expect(page.getByRole("button", { name: "Connect" })).toBeVisible();
+
+  await approveInPortal(page, operator!);
+  await expect(page).toHaveURL(`${stack.appUrl}/dashboard`);
+  await expect(page.getByTestId("install-status")).toHaveText("Connected");
+});
+
 test("the pending choice belongs to the browser that made the install; another browser cannot use it", async ({ page, browser }) => {
   const [a, b] = await operators();
   await approveInPortal(page, a!);

@@ -16,5 +16,8 @@ declare module "next-auth/jwt" {
     kind?: "operator" | "staff";
     installRowId?: string;
     operatorId?: string;
+    /** The session's row in the `sessions` table (lib/auth/sessions.ts), checked on every read. */
+    sid?: string;
+    email?: string;
   }
 }

@@ -1,6 +1,7 @@
 // Every dashboard page: the signed-in operator's install and its state. Pages below render only
 // for an operator with a session; the install's status decides what they may show.
 import Link from "next/link";
+import { SignOutButton } from "@/app/components/sign-out-button";
 import { currentOperator } from "@/lib/auth/operator-session";
 import { env } from "@/lib/env";
 import { loadDashboardInstall } from "@/lib/installs/dashboard";
@@ -31,11 +32,24 @@ export default async function DashboardLayout({ children }: { children: React.Re
     );
   }
   const install = await loadDashboardInstall(operator.installRowId);
+  // Signing out ends the session on the server too (lib/auth/sessions.ts): on a shared computer,
+  // the next person cannot come back to this dashboard, even with a copy of the cookie.
+  const signOut = (
+    <div className="flex justify-end">
+      <SignOutButton callbackUrl="/" />
+    </div>
+  );
   if (!install) {
-    return <p className="text-slate-600">This install no longer exists. Install the app again from the operator portal.</p>;
+    return (
+      <div className="space-y-4">
+        {signOut}
+        <p className="text-slate-600">This install no longer exists. Install the app again from the operator portal.</p>
+      </div>
+    );
   }
   return (
     <div className="space-y-6">
+      {signOut}
       <InstallStatusPanel install={install} />
       {install.status === "ACTIVE" ? children : null}
     </div>

@@ -4,6 +4,7 @@ import { getServerSession } from "next-auth";
 import { encode } from "next-auth/jwt";
 import { env } from "@/lib/env";
 import { OPERATOR_SESSION_MAX_AGE_SECONDS, authOptions } from "./options";
+import { startSession } from "./sessions";
 
 export type OperatorSession = { installRowId: string; operatorId: string };
 
@@ -19,8 +20,9 @@ function sessionCookieName(): { name: string; secure: boolean } {
  */
 export async function createOperatorSessionCookie(session: OperatorSession) {
   const { name, secure } = sessionCookieName();
+  const { id: sid } = await startSession("operator", session.installRowId);
   const value = await encode({
-    token: { kind: "operator", sub: `install:${session.installRowId}`, ...session },
+    token: { kind: "operator", sub: `install:${session.installRowId}`, ...session, sid },
     secret: env().NEXTAUTH_SECRET,
     maxAge: OPERATOR_SESSION_MAX_AGE_SECONDS,
   });
@@ -31,7 +33,10 @@ export async function createOperatorSessionCookie(session: OperatorSession) {
   };
 }
 
-/** The signed-in operator, or null. Pages decide what to show without one. */
+/**
+ * The signed-in operator, or null. Pages decide what to show without one. The session's row is
+ * checked on the way (callbacks.session in options.ts): signed out or too old reads as null.
+ */
 export async function currentOperator(): Promise<OperatorSession | null> {
   const session = await getServerSession(authOptions());
   return session?.operator ?? null;

@@ -7,16 +7,25 @@
 //   below (lib/auth/staff.ts). token.kind === "staff".
 //
 // Both live in next-auth's one session cookie, so one browser holds one or the other: signing in
-// as staff replaces an operator session in that browser, and completing an install replaces a
-// staff session. Each page checks the kind it needs (currentOperator, requireStaff).
+// as staff replaces an operator session in that browser; an install completed in a browser that
+// holds another session asks first (lib/auth/pending-sign-in.ts). Each page checks the kind it
+// needs (currentOperator, requireStaff).
+//
+// Every session is also a row in the `sessions` table (lib/auth/sessions.ts): the JWT carries its
+// id, callbacks.session checks it on every read, and sign-out revokes it (events.signOut), so a
+// copied cookie stops working and no session outlives SESSION_ABSOLUTE_LIFETIME_SECONDS.
 import "server-only";
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/log";
-import { authenticateStaff, staffAccountsFrom } from "./staff-accounts";
+import { endSession, isSessionLive, startSession } from "./sessions";
+import { SignInRefusedError, signInStaff } from "./staff-sign-in";
 
-/** How long a session lasts (operators without coming back through the portal; staff without signing in again). */
+/**
+ * How long a session lasts without being used (next-auth's sliding maxAge). However busy, it also
+ * ends SESSION_ABSOLUTE_LIFETIME_SECONDS after sign-in (lib/auth/sessions.ts).
+ */
 export const OPERATOR_SESSION_MAX_AGE_SECONDS = 8 * 60 * 60;
 
 /** The console's sign-in page; next-auth sends its own sign-in and error redirects there too. */
@@ -44,19 +53,18 @@ export function authOptions(): NextAuthOptions {
           email: { label: "Email", type: "email" },
           password: { label: "Password", type: "password" },
         },
-        async authorize(credentials) {
+        async authorize(credentials, req) {
           try {
-            const staff = await authenticateStaff(credentials, staffAccountsFrom(env().STAFF_USERS));
-            if (!staff) {
-              logger.warn({ email: typeof credentials?.email === "string" ? credentials.email.slice(0, 254) : undefined }, "staff sign-in refused");
-              return null;
-            }
-            logger.info({ email: staff.email }, "staff signed in");
-            return { id: `staff:${staff.email}`, email: staff.email };
+            const staff = await signInStaff(credentials, req.headers);
+            return staff ? { id: `staff:${staff.email}`, email: staff.email } : null;
           } catch (error) {
-            // A malformed STAFF_USERS. Logged for the partner; the person signing in sees the usual
-            // failure (next-auth would put a thrown message into the redirect URL).
-            logger.error({ err: error }, "staff sign-in impossible: STAFF_USERS is invalid");
+            // Too many attempts, or no hashing slot free: next-auth hands this message to the form
+            // (lib/auth/sign-in-refusal.ts), which says how long to wait.
+            if (error instanceof SignInRefusedError) throw error;
+            // A malformed STAFF_USERS, or the rate limits' store failing with no fallback. Logged
+            // for the partner; the person signing in sees the usual failure (next-auth would put a
+            // thrown message into the redirect URL).
+            logger.error({ err: error }, "staff sign-in impossible");
             return null;
           }
         },
@@ -64,22 +72,34 @@ export function authOptions(): NextAuthOptions {
     ],
     pages: { signIn: STAFF_SIGN_IN_PATH, error: STAFF_SIGN_IN_PATH },
     callbacks: {
-      jwt({ token, user, account }) {
+      async jwt({ token, user, account }) {
         // On sign-in only (`account` is present just then); afterwards the token passes unchanged.
         // The operator token is encoded by operator-session.ts and never comes through here on issue.
         if (account?.provider === "staff" && user.email) {
-          return { sub: user.id, kind: "staff", email: user.email };
+          const { id } = await startSession("staff", user.email);
+          return { sub: user.id, kind: "staff", email: user.email, sid: id };
         }
         return token;
       },
-      session({ session, token }) {
+      // Runs on every read of the session (getServerSession, /api/auth/session): a session whose
+      // row is signed out or past its absolute lifetime reads as no session at all.
+      async session({ session, token }) {
         if (token.kind === "operator" && typeof token.installRowId === "string" && typeof token.operatorId === "string") {
-          session.operator = { installRowId: token.installRowId, operatorId: token.operatorId };
+          if (await isSessionLive(token.sid, "operator", token.installRowId)) {
+            session.operator = { installRowId: token.installRowId, operatorId: token.operatorId };
+          }
         }
         if (token.kind === "staff" && typeof token.email === "string") {
-          session.staff = { email: token.email };
+          if (await isSessionLive(token.sid, "staff", token.email)) session.staff = { email: token.email };
         }
         return session;
+      },
+    },
+    events: {
+      // next-auth's sign-out (POST /api/auth/signout, with its CSRF token) clears the cookie in this
+      // browser; revoking the row ends every copy of it too.
+      async signOut({ token }) {
+        await endSession(token?.sid);
       },
     },
   };

@@ -13,6 +13,7 @@ import { db } from "@/lib/db/client";
 import { retryWhileDatabaseUnavailable } from "@/lib/db/retry";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/log";
+import { AuthorizationCodeSchema } from "@/lib/oauth/authorization-code";
 import { noteTokenEndpointAccepted, openTokenCircuit } from "@/lib/oauth/circuit";
 import { AuthorizationResponseIssuerError, TokenEndpointError, ensureOAuthConfiguration, redeemAuthorizationCode } from "@/lib/oauth/token-endpoint";
 import { storeTokenGrant } from "@/lib/oauth/token-vault";
@@ -50,7 +51,8 @@ export class InstallFailedError extends Error {
 
 const CallbackQuerySchema = z.union([
   z.object({ error: z.string().min(1).max(200), error_description: z.string().max(1000).optional() }),
-  z.object({ code: z.string().min(1).max(2048) }),
+  // A malformed code is refused here, before it costs a claim row or a token call.
+  z.object({ code: AuthorizationCodeSchema }),
 ]);
 
 /** How long the tokens of a redeemed code are retried while the database is away. */

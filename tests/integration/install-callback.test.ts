@@ -110,9 +110,10 @@ describe("GET /oauth/callback", () => {
   });
 
   it("a forged code is refused by the identity provider and stores nothing", async () => {
-    // With the right issuer named (RFC 9207), so the request gets as far as the identity provider.
+    // A well-formed code (a malformed one is refused before any outbound call), with the right issuer
+    // named (RFC 9207), so the request gets as far as the identity provider.
     const iss = encodeURIComponent(process.env.OAUTH_ISSUER!);
-    const response = await visit(`${stack.appUrl}/oauth/callback?code=volt_ac_forged&state=whatever-state-value&iss=${iss}`);
+    const response = await visit(`${stack.appUrl}/oauth/callback?code=volt_ac_forgedButWellFormed0123456789&state=whatever-state-value&iss=${iss}`);
     expect(failureReason(response)).toMatch(/^code_/);
     expect(await storedCounts()).toEqual({ installs: 0, grants: 0 });
   });

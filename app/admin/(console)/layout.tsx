@@ -5,8 +5,8 @@
 // every navigation, so each page (and each server action) calls requireStaff() itself.
 import Link from "next/link";
 import { requireStaff } from "@/lib/auth/staff";
+import { SignOutButton } from "@/app/components/sign-out-button";
 import { CodeRefusalBanner } from "../code-refusal-banner";
-import { SignOutButton } from "../sign-out-button";
 
 export const dynamic = "force-dynamic";
 
@@ -23,7 +23,7 @@ export default async function ConsoleLayout({ children }: { children: React.Reac
         </nav>
         <div className="flex items-center gap-3 text-sm text-slate-600">
           <span data-testid="staff-email">{staff.email}</span>
-          <SignOutButton />
+          <SignOutButton callbackUrl="/admin/sign-in" />
         </div>
       </div>
       <CodeRefusalBanner />

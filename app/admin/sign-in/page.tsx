@@ -14,7 +14,7 @@ export default async function StaffSignInPage({ searchParams }: { searchParams: 
     <div className="mx-auto max-w-sm rounded-lg border border-slate-200 bg-white p-6">
       <h1 className="text-xl font-semibold">Staff console</h1>
       <p className="mt-1 text-sm text-slate-600">For the app&apos;s own staff. Operators open the app from the operator portal.</p>
-      <SignInForm initiallyFailed={typeof error === "string"} />
+      <SignInForm initialError={typeof error === "string" ? error : null} />
     </div>
   );
 }

@@ -5,22 +5,29 @@
 import { signIn } from "next-auth/react";
 import { useRouter } from "next/navigation";
 import { useRef, useState, useTransition } from "react";
+import { describeSignInRefusal, parseSignInRefusal } from "@/lib/auth/sign-in-refusal";
 
 // One message for every refusal: it must not tell an unknown email from a wrong password.
 const REFUSED = "That email and password do not match a staff account.";
 const UNAVAILABLE = "Signing in did not work just now. Try again in a moment.";
 
-export function SignInForm({ initiallyFailed }: { initiallyFailed: boolean }) {
+/** What to say for next-auth's `error` value: a refusal before the check (wait N s), or a plain refusal. */
+function messageFor(error: string): string {
+  const refusal = parseSignInRefusal(error);
+  return refusal ? describeSignInRefusal(refusal) : REFUSED;
+}
+
+export function SignInForm({ initialError }: { initialError: string | null }) {
   const router = useRouter();
   const password = useRef<HTMLInputElement>(null);
-  const [error, setError] = useState<string | null>(initiallyFailed ? REFUSED : null);
+  const [error, setError] = useState<string | null>(initialError ? messageFor(initialError) : null);
   const [pending, startTransition] = useTransition();
 
   function submit(event: React.FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
     startTransition(async () => {
-      let refused: boolean;
+      let message = UNAVAILABLE; // unless the app answered with a refusal it explains
       try {
         const result = await signIn("staff", {
           redirect: false,
@@ -33,11 +40,13 @@ export function SignInForm({ initiallyFailed }: { initiallyFailed: boolean }) {
           router.refresh();
           return;
         }
-        refused = result?.error === "CredentialsSignin";
+        // "CredentialsSignin": the email and password do not match. "limited.N" / "busy.N": turned
+        // away before the check (lib/auth/sign-in-refusal.ts); the message says how long to wait.
+        if (result?.error === "CredentialsSignin" || parseSignInRefusal(result?.error)) message = messageFor(result!.error!);
       } catch {
-        refused = false; // the app did not answer
+        // the app did not answer
       }
-      setError(refused ? REFUSED : UNAVAILABLE);
+      setError(message);
       if (password.current) {
         password.current.value = "";
         password.current.focus();

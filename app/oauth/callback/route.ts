@@ -1,8 +1,9 @@
 // GET /oauth/callback: the registered redirect_uri; redeems the code at once (contract §2: codes
 // live one minute and work once, so the redemption is never queued).
 import { NextResponse, type NextRequest } from "next/server";
-import { createOperatorSessionCookie } from "@/lib/auth/operator-session";
+import { signInAfterInstall } from "@/lib/auth/pending-sign-in";
 import { env } from "@/lib/env";
+import { takeCallbackAttempt } from "@/lib/installs/callback-limit";
 import { InstallFailedError, completeInstall, type InstallFailureReason } from "@/lib/installs/connect";
 import { logger } from "@/lib/log";
 
@@ -29,13 +30,34 @@ after that, connect the app again from the operator portal.</p></body></html>`;
   return new NextResponse(html, { status: 503, headers: { ...PRIVATE, "Content-Type": "text/html; charset=utf-8", "Retry-After": "5" } });
 }
 
+// Too many callbacks from this address (lib/installs/callback-limit.ts): nothing was spent, and the
+// code (if it is a real one) is still valid for the rest of its minute.
+function tooManyRequests(retryAfterSeconds: number): NextResponse {
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Too many requests</title></head>
+<body style="font-family:system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem">
+<h1>Too many connection attempts</h1>
+<p>This app received too many connection requests from your network just now. Nothing was used up.
+Try again in ${retryAfterSeconds} s by reloading this page; if more than a minute has passed since you approved
+the connection, connect the app again from the operator portal.</p></body></html>`;
+  return new NextResponse(html, {
+    status: 429,
+    headers: { ...PRIVATE, "Content-Type": "text/html; charset=utf-8", "Retry-After": String(retryAfterSeconds) },
+  });
+}
+
 export async function GET(request: NextRequest): Promise<NextResponse> {
+  const query = request.nextUrl.searchParams;
+  const admitted = await takeCallbackAttempt(query, request.headers);
+  if (!admitted.allowed) return tooManyRequests(admitted.retryAfterSeconds);
+
   let reason: InstallFailureReason;
   try {
-    const { installRowId, operatorId } = await completeInstall(request.nextUrl.searchParams);
-    const response = redirectTo("/dashboard");
-    const cookie = await createOperatorSessionCookie({ installRowId, operatorId });
-    response.cookies.set(cookie.name, cookie.value, cookie.options);
+    const operator = await completeInstall(query);
+    // Signed in at once, unless this browser holds someone else's session: then it is asked first
+    // (login CSRF, lib/auth/pending-sign-in.ts). The install is stored either way.
+    const next = await signInAfterInstall(operator);
+    const response = redirectTo(next.kind === "signed_in" ? "/dashboard" : "/oauth/continue");
+    response.cookies.set(next.cookie.name, next.cookie.value, next.cookie.options);
     return response;
   } catch (error) {
     if (error instanceof InstallFailedError) {

@@ -111,6 +111,9 @@ describe("applyMigrations", () => {
       "install_events",
       "installs",
       "oauth_client_health",
+      "pending_sign_ins",
+      "rate_limits",
+      "sessions",
       "token_grants",
       "webhook_deliveries",
     ]);

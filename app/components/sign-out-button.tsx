@@ -1,9 +1,11 @@
 "use client";
-// Signs the staff member out through next-auth (a POST with its CSRF token), then shows the sign-in page.
+// Signs the person out through next-auth (a POST with its CSRF token); next-auth clears the cookie
+// and events.signOut (lib/auth/options.ts) revokes the session's row, so copies of it stop working too.
+// Used by the staff console and by the operator's dashboard.
 import { signOut } from "next-auth/react";
 import { useState } from "react";
 
-export function SignOutButton() {
+export function SignOutButton({ callbackUrl }: { callbackUrl: string }) {
   const [pending, setPending] = useState(false);
   return (
     <button
@@ -11,7 +13,7 @@ export function SignOutButton() {
       disabled={pending}
       onClick={() => {
         setPending(true);
-        void signOut({ callbackUrl: "/admin/sign-in" });
+        void signOut({ callbackUrl });
       }}
       className="rounded-md border border-slate-300 bg-white px-3 py-1 text-sm text-slate-700 hover:bg-slate-50 disabled:opacity-60"
     >

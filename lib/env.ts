@@ -65,6 +65,16 @@ const EnvSchema = z.object({
   /** contract §6.4: how far `delivered_at` may be from now, each way (window not shown; 5 minutes). */
   WEBHOOK_TOLERANCE_SECONDS: z.coerce.number().int().min(1).max(3600).default(300),
   WEBHOOK_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(10 * 1024 * 1024).default(256 * 1024),
+  /**
+   * contract §6: the service waits 10 s for a 2xx. A body that has not fully arrived after this long
+   * gets 408, so a stalled or trickling sender cannot hold a request open for long.
+   */
+  WEBHOOK_READ_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(9_000, "keep it well inside the service's 10-second deadline (contract §6)")
+    .default(5_000),
   /** Where operators install the app (the service's operator portal). Shown as a link only. */
   OPERATOR_PORTAL_URL: urlString.optional(),
 

@@ -8,6 +8,32 @@ import { z } from "zod";
 
 const urlString = z.url({ protocol: /^https?$/ });
 
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/** Comma-separated origins (`https://host[:port]`, plain http for loopback only), normalised by URL. */
+export const OriginListSchema = z.string().transform((value, ctx) => {
+  const origins: string[] = [];
+  for (const entry of value.split(",").map((s) => s.trim()).filter(Boolean)) {
+    let url: URL | undefined;
+    try {
+      url = new URL(entry);
+    } catch {
+      url = undefined;
+    }
+    const secure = url && (url.protocol === "https:" || (url.protocol === "http:" && LOOPBACK_HOSTS.has(url.hostname)));
+    if (!url || !secure || url.pathname !== "/" || url.search || url.hash || url.username || url.password) {
+      ctx.addIssue({ code: "custom", message: `"${entry}" is not an origin: write it as https://host[:port] (http only for localhost)` });
+      return z.NEVER;
+    }
+    origins.push(url.origin);
+  }
+  if (origins.length === 0) {
+    ctx.addIssue({ code: "custom", message: "list at least one origin, or leave it unset for the default" });
+    return z.NEVER;
+  }
+  return origins;
+});
+
 /** `id:base64key[,id:base64key...]`; the first entry encrypts, all of them decrypt. */
 const encryptionKeysSchema = z
   .string()
@@ -77,6 +103,12 @@ const EnvSchema = z.object({
     .default(5_000),
   /** Where operators install the app (the service's operator portal). Shown as a link only. */
   OPERATOR_PORTAL_URL: urlString.optional(),
+  /**
+   * contract §7: where the app may send an operator to re-authorize (reauth_url from an API answer):
+   * the service's origins, comma-separated. Unset: the origins of OPERATOR_PORTAL_URL, OAUTH_ISSUER
+   * and PARTNER_API_BASE_URL (lib/partner-api/service-origins.ts).
+   */
+  REAUTH_URL_ORIGINS: OriginListSchema.optional(),
 
   TOKEN_ENCRYPTION_KEYS: encryptionKeysSchema,
 

@@ -28,6 +28,11 @@ export interface SandboxContext {
    * document one). Tests switch it off to play a service that does not send it (in memory only).
    */
   consumerInstallId: { include: boolean };
+  /**
+   * Another origin for the reauth_url of NEEDS_REAUTH answers (null: the sandbox's own), so tests can
+   * play a service answer that points elsewhere, which the app must not follow (in memory only).
+   */
+  reauthUrlOrigin: { value: string | null };
 }
 
 export function findOperator(ctx: SandboxContext, operatorId: number): OperatorData | undefined {

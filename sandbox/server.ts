@@ -53,6 +53,7 @@ export async function createSandbox(config: SandboxConfig, options: SandboxOptio
     faults: new TokenEndpointFaults(),
     rateWindows: new Map(),
     consumerInstallId: { include: true },
+    reauthUrlOrigin: { value: null },
   };
 
   const app = new Hono();

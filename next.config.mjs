@@ -11,6 +11,23 @@ const nextConfig = {
   // `next dev` logs every request URL. The redirect_uri's query holds the authorization code, and
   // no code may reach a log line, so that route is left out of the request log.
   logging: { incomingRequests: { ignore: [/\/oauth\/callback/] } },
+  // The API routes answer JSON to servers (the service's webhooks, schedulers) and to next-auth's
+  // client code, never a page to render, so they get a fixed "render nothing" policy (OWASP's REST
+  // security headers). Pages get theirs, with a per-request nonce, from proxy.ts
+  // (lib/http/security-headers.ts); the proxy stays off /api because it would buffer request bodies.
+  async headers() {
+    return [
+      {
+        source: "/api/:path*",
+        headers: [
+          { key: "Content-Security-Policy", value: "default-src 'none'; frame-ancestors 'none'" },
+          { key: "X-Frame-Options", value: "DENY" },
+          { key: "X-Content-Type-Options", value: "nosniff" },
+          { key: "Referrer-Policy", value: "no-referrer" },
+        ],
+      },
+    ];
+  },
   // Type errors in the app fail the build. The build checks the app only (tsconfig.app.json);
   // `npm run typecheck` checks everything, the sandbox, scripts and tests included.
   typescript: { ignoreBuildErrors: false, tsconfigPath: "tsconfig.app.json" },

@@ -8,6 +8,32 @@ import { z } from "zod";
 
 const urlString = z.url({ protocol: /^https?$/ });
 
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/** Comma-separated origins (`https://host[:port]`, plain http for loopback only), normalised by URL. */
+export const OriginListSchema = z.string().transform((value, ctx) => {
+  const origins: string[] = [];
+  for (const entry of value.split(",").map((s) => s.trim()).filter(Boolean)) {
+    let url: URL | undefined;
+    try {
+      url = new URL(entry);
+    } catch {
+      url = undefined;
+    }
+    const secure = url && (url.protocol === "https:" || (url.protocol === "http:" && LOOPBACK_HOSTS.has(url.hostname)));
+    if (!url || !secure || url.pathname !== "/" || url.search || url.hash || url.username || url.password) {
+      ctx.addIssue({ code: "custom", message: `"${entry}" is not an origin: write it as https://host[:port] (http only for localhost)` });
+      return z.NEVER;
+    }
+    origins.push(url.origin);
+  }
+  if (origins.length === 0) {
+    ctx.addIssue({ code: "custom", message: "list at least one origin, or leave it unset for the default" });
+    return z.NEVER;
+  }
+  return origins;
+});
+
 /** `id:base64key[,id:base64key...]`; the first entry encrypts, all of them decrypt. */
 const encryptionKeysSchema = z
   .string()
@@ -79,8 +105,24 @@ const EnvSchema = z.object({
   /** contract §6.4: how far `delivered_at` may be from now, each way (window not shown; 5 minutes). */
   WEBHOOK_TOLERANCE_SECONDS: z.coerce.number().int().min(1).max(3600).default(300),
   WEBHOOK_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(10 * 1024 * 1024).default(256 * 1024),
+  /**
+   * contract §6: the service waits 10 s for a 2xx. A body that has not fully arrived after this long
+   * gets 408, so a stalled or trickling sender cannot hold a request open for long.
+   */
+  WEBHOOK_READ_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(9_000, "keep it well inside the service's 10-second deadline (contract §6)")
+    .default(5_000),
   /** Where operators install the app (the service's operator portal). Shown as a link only. */
   OPERATOR_PORTAL_URL: urlString.optional(),
+  /**
+   * contract §7: where the app may send an operator to re-authorize (reauth_url from an API answer):
+   * the service's origins, comma-separated. Unset: the origins of OPERATOR_PORTAL_URL, OAUTH_ISSUER
+   * and PARTNER_API_BASE_URL (lib/partner-api/service-origins.ts).
+   */
+  REAUTH_URL_ORIGINS: OriginListSchema.optional(),
 
   TOKEN_ENCRYPTION_KEYS: encryptionKeysSchema,
 

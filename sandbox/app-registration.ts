@@ -69,7 +69,8 @@ export function changeRequestedScopes(ctx: SandboxContext, scopes: readonly stri
 
 /** Where a flagged install's operator goes to grant consent again (context.reauth_url of NEEDS_REAUTH). */
 export function reauthUrl(ctx: SandboxContext, installId: number): string {
-  return `${ctx.publicUrl()}/portal/reauth/${installId}`;
+  // POST /_sandbox/reauth-url-origin can point it elsewhere (a spoofed answer the app must not follow).
+  return `${ctx.reauthUrlOrigin.value ?? ctx.publicUrl()}/portal/reauth/${installId}`;
 }
 
 // ----- client credentials -------------------------------------------------------------------------------------

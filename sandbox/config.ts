@@ -32,6 +32,7 @@ const requestedScopesSchema = z
 
 const envSchema = z.object({
   SANDBOX_PORT: z.coerce.number().int().min(0).max(65535).default(4010),
+  SANDBOX_HOST: z.string().min(1).optional(),
   SANDBOX_URL: z.url().optional(),
   SANDBOX_DATA_DIR: z.string().min(1).default(".data/sandbox"),
   SANDBOX_REFRESH_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
@@ -49,6 +50,11 @@ const envSchema = z.object({
 export interface SandboxConfig {
   /** Port to listen on; 0 picks a free one (tests). */
   port: number;
+  /**
+   * Address to listen on. Default (absent): loopback only, see listenHost(). The control API has
+   * no authentication, so the sandbox must not be reachable from the network by accident.
+   */
+  host?: string;
   /** Public origin, without trailing slash. When absent it is http://localhost:<bound port>. */
   publicUrl?: string;
   /** Absolute folder for state.json. */
@@ -93,6 +99,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
   const e = parsed.data;
   return {
     port: e.SANDBOX_PORT,
+    host: e.SANDBOX_HOST,
     publicUrl: e.SANDBOX_URL?.replace(/\/+$/, ""),
     dataDir: path.resolve(cwd, e.SANDBOX_DATA_DIR),
     client: {
@@ -113,4 +120,21 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
 /** SANDBOX_REAUTH_RETURN_URL, or the app's dashboard: the origin of the registered redirect_uri + "/dashboard". */
 export function reauthReturnUrl(config: SandboxConfig): string {
   return config.client.reauthReturnUrl ?? new URL("/dashboard", config.client.redirectUri).toString();
+}
+
+/** Whether `host` (a hostname; IPv6 with or without brackets) names this machine's loopback interface. */
+export function isLoopbackHost(host: string): boolean {
+  return LOOPBACK_HOSTS.has(host) || LOOPBACK_HOSTS.has(`[${host}]`);
+}
+
+/**
+ * Where the sandbox listens: SANDBOX_HOST when set; otherwise the host of SANDBOX_URL when it is a
+ * loopback name (so `localhost` binds whatever `localhost` resolves to here, IPv4 or IPv6), else
+ * `localhost`. Never every interface by default: anyone who can reach the control API can drive
+ * the sandbox (it has no authentication, decision 18).
+ */
+export function listenHost(config: SandboxConfig): string {
+  if (config.host) return config.host;
+  const hostname = config.publicUrl ? new URL(config.publicUrl).hostname : "localhost";
+  return LOOPBACK_HOSTS.has(hostname) ? hostname.replace(/^\[(.*)\]$/, "$1") : "localhost";
 }

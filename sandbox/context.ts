@@ -31,6 +31,11 @@ export interface SandboxContext {
   consumerInstallId: { include: boolean };
   /** How far the identity provider departs from Hydra (idp/behaviour.ts; in memory only). */
   idpBehaviour: IdpBehaviour;
+  /**
+   * Another origin for the reauth_url of NEEDS_REAUTH answers (null: the sandbox's own), so tests can
+   * play a service answer that points elsewhere, which the app must not follow (in memory only).
+   */
+  reauthUrlOrigin: { value: string | null };
 }
 
 export function findOperator(ctx: SandboxContext, operatorId: number): OperatorData | undefined {

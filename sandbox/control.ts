@@ -31,6 +31,19 @@ import type { DeliveryResult } from "./webhooks.js";
 
 const advanceSchema = z.object({ seconds: z.number().finite() });
 const consumerInstallIdSchema = z.object({ include: z.boolean() });
+const reauthUrlOriginSchema = z
+  .object({
+    origin: z
+      .url({ protocol: /^https?$/ })
+      .transform((value, ctx) => {
+        const url = new URL(value);
+        if (url.pathname === "/" && !url.search && !url.hash) return url.origin;
+        ctx.addIssue({ code: "custom", message: "an origin only: scheme://host[:port]" });
+        return z.NEVER;
+      })
+      .nullable(),
+  })
+  .strict();
 const installIdFilterSchema = z.coerce.number().int().positive().optional();
 const eventsQuerySchema = z.object({
   type: z.enum(EVENT_TYPES).optional(),
@@ -140,6 +153,16 @@ export function controlRoutes(ctx: SandboxContext): Hono {
     return c.json({ include: ctx.consumerInstallId.include });
   });
 
+  // Where reauth_url points: another origin plays a spoofed or compromised service answer.
+  app.get("/reauth-url-origin", (c) => c.json({ origin: ctx.reauthUrlOrigin.value }));
+  app.post("/reauth-url-origin", async (c) => {
+    const body = reauthUrlOriginSchema.safeParse(await readJson(c));
+    if (!body.success) return bad(c, 'Expected {"origin": "https://host[:port]"} or {"origin": null}');
+    ctx.reauthUrlOrigin.value = body.data.origin;
+    ctx.store.addEvent("control", ctx.clock.now(), { action: "reauth_url_origin", origin: body.data.origin });
+    return c.json({ origin: ctx.reauthUrlOrigin.value });
+  });
+
   app.post("/reset", (c) => {
     ctx.store.replaceState(emptyState());
     ctx.clock.setOffset(0);
@@ -149,6 +172,7 @@ export function controlRoutes(ctx: SandboxContext): Hono {
     ctx.webhooks.modes.clear();
     ctx.consumerInstallId.include = true;
     ctx.idpBehaviour = defaultIdpBehaviour();
+    ctx.reauthUrlOrigin.value = null;
     ctx.store.addEvent("control", ctx.clock.now(), { action: "reset" });
     ctx.log("state reset: installs, tokens, codes and logs wiped; clock offset 0");
     return c.json({ ok: true });

@@ -6,7 +6,7 @@ import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import { apiRoutes } from "./api/routes.js";
 import { SandboxClock } from "./clock.js";
-import type { SandboxConfig } from "./config.js";
+import { isLoopbackHost, listenHost, type SandboxConfig } from "./config.js";
 import { consoleRoutes } from "./console/routes.js";
 import type { SandboxContext } from "./context.js";
 import { controlRoutes } from "./control.js";
@@ -17,6 +17,7 @@ import { consentRoutes } from "./idp/consent.js";
 import { discoveryRoutes } from "./idp/discovery.js";
 import { tokenRoutes } from "./idp/token.js";
 import { portalRoutes } from "./portal/routes.js";
+import { controlOriginGuard, hostGuard } from "./request-guard.js";
 import { buildSeed } from "./seed.js";
 import { SandboxStore } from "./store.js";
 import { createWebhookSender } from "./webhooks.js";
@@ -55,9 +56,13 @@ export async function createSandbox(config: SandboxConfig, options: SandboxOptio
     rateWindows: new Map(),
     consumerInstallId: { include: true },
     idpBehaviour: defaultIdpBehaviour(),
+    reauthUrlOrigin: { value: null },
   };
 
   const app = new Hono();
+  // Before any route: loopback names only (DNS rebinding), and no control request from another web page.
+  app.use("*", hostGuard(ctx));
+  app.use("/_sandbox/*", controlOriginGuard(ctx));
   app.get("/", (c) => c.redirect("/portal", 302));
   const idp = new Hono();
   idp.route("/", discoveryRoutes(ctx));
@@ -93,8 +98,14 @@ export interface RunningSandbox {
 
 export async function startSandbox(config: SandboxConfig, options: SandboxOptions = {}): Promise<RunningSandbox> {
   const sandbox = await createSandbox(config, options);
+  const hostname = listenHost(config);
+  if (!isLoopbackHost(hostname)) {
+    sandbox.ctx.log(
+      `listening on ${hostname}, not on loopback: anyone who can reach it can drive the control API (/_sandbox has no authentication)`,
+    );
+  }
   const { server, port } = await new Promise<{ server: ReturnType<typeof serve>; port: number }>((resolve, reject) => {
-    const server = serve({ fetch: sandbox.app.fetch, port: config.port }, (info: AddressInfo) => resolve({ server, port: info.port }));
+    const server = serve({ fetch: sandbox.app.fetch, port: config.port, hostname }, (info: AddressInfo) => resolve({ server, port: info.port }));
     server.once("error", reject);
   });
   const url = config.publicUrl ?? `http://localhost:${port}`;

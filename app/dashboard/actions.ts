@@ -10,6 +10,8 @@ export async function startReauthorizationAction(): Promise<void> {
   const operator = await currentOperator();
   if (!operator) redirect("/dashboard");
   const reauthUrl = await recordReauthRequested(operator.installRowId);
+  // Nothing to follow (no longer flagged, or a link that is not the service's): show the current state.
+  if (!reauthUrl) revalidatePath("/dashboard", "layout");
   redirect(reauthUrl ?? "/dashboard");
 }
 

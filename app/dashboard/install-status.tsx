@@ -1,5 +1,6 @@
 // The install's identity and state, shown above every dashboard page.
 import type { InstallSummary } from "@/lib/installs/dashboard";
+import { isSafeRedirect } from "@/lib/installs/reauth";
 import { checkReauthorizationAction, startReauthorizationAction } from "./actions";
 
 const STATUS_TEXT: Record<InstallSummary["status"], { label: string; tone: string; explain?: string }> = {
@@ -76,9 +77,11 @@ function InstallConfiguration({ config }: { config: unknown }) {
 
 /**
  * contract §7: show the state in the product and send the operator to reauth_url. The link is the
- * service's own page (never an authorization URL built by the app).
+ * service's own page (never an authorization URL built by the app), and only ever the service's: a
+ * reauth_url at any other origin gets no button, only the way through the portal.
  */
 export function ReauthorizeBanner({ reauthUrl }: { reauthUrl: string | null }) {
+  const followable = reauthUrl !== null && isSafeRedirect(reauthUrl);
   return (
     <div className="mt-4 rounded-md border border-amber-300 bg-amber-50 p-4" role="status" data-testid="reauth-banner">
       <h2 className="font-semibold text-amber-900">Please approve the app&rsquo;s new access</h2>
@@ -87,7 +90,7 @@ export function ReauthorizeBanner({ reauthUrl }: { reauthUrl: string | null }) {
         your data, and nothing here is updated. Your existing data and settings are kept.
       </p>
       <div className="mt-3 flex flex-wrap items-center gap-3">
-        {reauthUrl ? (
+        {followable ? (
           <form action={startReauthorizationAction}>
             <button type="submit" className="rounded-md bg-amber-600 px-4 py-2 text-sm font-medium text-white hover:bg-amber-700">
               Review and approve

@@ -22,19 +22,17 @@ import { db } from "@/lib/db/client";
 import { logger } from "@/lib/log";
 import { withAccessToken } from "@/lib/oauth/access";
 import { PartnerApiError, fetchConsumer } from "@/lib/partner-api/client";
+import { isServiceUrl, originForLog } from "@/lib/partner-api/service-origins";
 import { transitionInstall, type TransitionCause } from "./state";
 
 /**
- * The app sends the operator's browser to reauth_url, a URL from an API answer: only https (or
- * plain http to a loopback host, for the local sandbox) is followed, never `javascript:` and the like.
+ * The app sends the operator's browser to reauth_url, a URL from an API answer: only to the
+ * service's own origins (REAUTH_URL_ORIGINS), over https (or plain http to a loopback host, for the
+ * local sandbox), never `javascript:` and the like. The API client already drops any other
+ * reauth_url it receives; this check also covers one stored before, or before a configuration change.
  */
 export function isSafeRedirect(url: string): boolean {
-  try {
-    const parsed = new URL(url);
-    return parsed.protocol === "https:" || (parsed.protocol === "http:" && ["localhost", "127.0.0.1", "[::1]"].includes(parsed.hostname));
-  } catch {
-    return false;
-  }
+  return isServiceUrl(url);
 }
 
 /**
@@ -43,7 +41,11 @@ export function isSafeRedirect(url: string): boolean {
  */
 export async function recordReauthRequested(installRowId: string): Promise<string | null> {
   const install = await db().install.findUnique({ where: { id: installRowId }, select: { status: true, reauthUrl: true } });
-  if (install?.status !== "NEEDS_REAUTH" || !install.reauthUrl || !isSafeRedirect(install.reauthUrl)) return null;
+  if (install?.status !== "NEEDS_REAUTH" || !install.reauthUrl) return null;
+  if (!isSafeRedirect(install.reauthUrl)) {
+    logger.warn({ installRowId, reauthUrlOrigin: originForLog(install.reauthUrl) }, "stored reauth_url is not the service's; the operator was not sent there");
+    return null;
+  }
   await db().install.update({ where: { id: installRowId }, data: { reauthRequestedAt: new Date() } });
   return install.reauthUrl;
 }

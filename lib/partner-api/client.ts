@@ -14,6 +14,7 @@ import {
   type ChargePointPage,
   type Consumer,
 } from "./schemas";
+import { isServiceUrl, originForLog } from "./service-origins";
 
 /**
  * What went wrong, in the terms the app acts on (contract §7):
@@ -70,10 +71,8 @@ async function classifyFailure(response: Response): Promise<PartnerApiError> {
     // contract §7: NEEDS_REAUTH is told apart from every other 403 by its errorCode and body.
     const reauth = NeedsReauthBodySchema.safeParse(body);
     if (reauth.success) {
-      return new PartnerApiError("needs_reauth", status, "NEEDS_REAUTH", {
-        reauthUrl: reauth.data.context?.reauth_url,
-        installId: reauth.data.context?.install_id,
-      });
+      const installId = reauth.data.context?.install_id;
+      return new PartnerApiError("needs_reauth", status, "NEEDS_REAUTH", { reauthUrl: acceptReauthUrl(reauth.data.context?.reauth_url, installId), installId });
     }
     return new PartnerApiError("forbidden", status, errorCode);
   }
@@ -84,6 +83,21 @@ async function classifyFailure(response: Response): Promise<PartnerApiError> {
   if (status === 404) return new PartnerApiError("not_found", status, errorCode);
   if (status >= 500) return new PartnerApiError("unavailable", status, errorCode);
   return new PartnerApiError("bad_request", status, errorCode);
+}
+
+/**
+ * contract §7: "send the operator to reauth_url". The app will send a browser there, so it keeps the
+ * URL only when it is the service's own (lib/partner-api/service-origins.ts); any other is dropped
+ * here, at the boundary, and the install is flagged without a link (the operator is told to open
+ * the app from the portal). The log names the origin only: the path or query may hold a ticket.
+ */
+function acceptReauthUrl(reauthUrl: string | undefined, installId: number | undefined): string | undefined {
+  if (reauthUrl === undefined || isServiceUrl(reauthUrl)) return reauthUrl;
+  logger.warn(
+    { installId, reauthUrlOrigin: originForLog(reauthUrl) },
+    "NEEDS_REAUTH named a reauth_url outside the service's origins (REAUTH_URL_ORIGINS); the app will not send anyone there",
+  );
+  return undefined;
 }
 
 async function getJson<T extends z.ZodType>(

@@ -33,6 +33,21 @@ export type Stack = {
 
 const bin = (name: string) => path.resolve("node_modules/.bin", name);
 
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/**
+ * Where the app listens under `npm run dev` and `npm test`: on loopback only, never on every interface
+ * (Next.js's default), so that nobody else on the network (a café's Wi-Fi, a shared office) can reach
+ * the development app and its staff console. The sandbox does the same for itself (SANDBOX_HOST).
+ * The host of APP_URL when that is a loopback name (so `localhost` binds what `localhost` resolves
+ * to here, IPv4 or IPv6), else `localhost` (e.g. a tunnel's https URL forwards to the local port).
+ * `npm start` (production) is not a dev server: its binding is the operator's choice (README).
+ */
+function loopbackHostFor(url: string): string {
+  const { hostname } = new URL(url);
+  return LOOPBACK_HOSTS.has(hostname) ? hostname.replace(/^\[(.*)\]$/, "$1") : "localhost";
+}
+
 export async function startStack(options: StackOptions): Promise<Stack> {
   const log = (line: string) => {
     if (!options.quiet) console.log(line);
@@ -76,16 +91,18 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 
     // 3. The sandbox: a separate process, as the real service would be.
     const logDir = path.join(options.dataDir, "logs");
+    // (It listens on loopback by itself: SANDBOX_HOST in sandbox/config.ts.)
     const sandbox = startProcess("sandbox", bin("tsx"), ["sandbox/main.ts"], { env, quiet: options.quiet, logFile: path.join(logDir, "sandbox.log") });
     stoppers.push(() => stopProcess(sandbox));
     await waitForHttp(`${env.SANDBOX_URL}/_sandbox/health`, 30_000, sandbox);
 
     // 4. The app.
     const appPort = new URL(env.APP_URL!).port;
+    const appHost = loopbackHostFor(env.APP_URL!);
     let app: Managed;
     if (options.appMode === "dev") {
       const devEnv: NodeJS.ProcessEnv = { ...env, NODE_ENV: "development" };
-      app = startProcess("app", bin("next"), ["dev", "--port", appPort], {
+      app = startProcess("app", bin("next"), ["dev", "--port", appPort, "--hostname", appHost], {
         env: devEnv,
         quiet: options.quiet,
         logFile: path.join(logDir, "app.log"),
@@ -96,7 +113,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       const code = await runToCompletion(bin("next"), ["build"], buildEnv);
       if (code !== 0) throw new Error(`next build failed with exit code ${code}`);
       log(`[stack] next build took ${Math.round((performance.now() - started) / 1000)} s`);
-      app = startProcess("app", bin("next"), ["start", "--port", appPort], { env: buildEnv, quiet: options.quiet, logFile: path.join(logDir, "app.log") });
+      app = startProcess("app", bin("next"), ["start", "--port", appPort, "--hostname", appHost], { env: buildEnv, quiet: options.quiet, logFile: path.join(logDir, "app.log") });
     }
     stoppers.push(() => stopProcess(app));
     await waitForHttp(`${env.APP_URL}/`, 120_000, app);

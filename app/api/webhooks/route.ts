@@ -2,7 +2,7 @@
 // anything parses them; lib/webhooks/receive.ts does the work. Other methods get 405 from Next.js.
 import { after, NextResponse } from "next/server";
 import { env } from "@/lib/env";
-import { BodyTooLargeError, readBodyWithLimit } from "@/lib/http/read-body";
+import { BodyTimeoutError, BodyTooLargeError, readBodyWithLimit } from "@/lib/http/read-body";
 import { logger } from "@/lib/log";
 import { receiveWebhook } from "@/lib/webhooks/receive";
 import { WEBHOOK_SIGNATURE_HEADER } from "@/lib/webhooks/signature";
@@ -12,9 +12,16 @@ export const dynamic = "force-dynamic";
 export async function POST(request: Request): Promise<NextResponse> {
   let rawBody: Uint8Array;
   try {
-    rawBody = await readBodyWithLimit(request, env().WEBHOOK_MAX_BODY_BYTES);
+    const { WEBHOOK_MAX_BODY_BYTES, WEBHOOK_READ_TIMEOUT_MS } = env();
+    rawBody = await readBodyWithLimit(request, WEBHOOK_MAX_BODY_BYTES, { timeoutMs: WEBHOOK_READ_TIMEOUT_MS });
   } catch (error) {
     if (error instanceof BodyTooLargeError) return NextResponse.json({ status: "body_too_large" }, { status: 413 });
+    // A sender that stalls mid-body: answer now, record nothing, and close the connection (the rest
+    // of its body is not wanted). The service itself sends whole bodies at once (contract §6).
+    if (error instanceof BodyTimeoutError) {
+      logger.warn({ timeoutMs: error.timeoutMs }, "webhook body did not arrive in time; answered 408");
+      return NextResponse.json({ status: "body_timeout" }, { status: 408, headers: { Connection: "close" } });
+    }
     return NextResponse.json({ status: "unreadable_body" }, { status: 400 });
   }
   try {

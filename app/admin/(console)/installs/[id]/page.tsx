@@ -6,6 +6,7 @@ import { notFound } from "next/navigation";
 import { z } from "zod";
 import { fetchInstallDetail } from "@/lib/admin/queries";
 import { requireStaff } from "@/lib/auth/staff";
+import { isSafeRedirect } from "@/lib/installs/reauth";
 import { checkReauthorizationAction } from "./actions";
 import { CircuitBanner } from "../../../circuit-banner";
 import { formatDistance, formatTime } from "../../../format";
@@ -14,15 +15,6 @@ import { STATUS_LABEL, StatusBadge } from "../../../status-badge";
 export const dynamic = "force-dynamic";
 
 const ParamsSchema = z.object({ id: z.uuid() });
-
-/** The reauth_url came from the service (a NEEDS_REAUTH body): link it only if it is plainly http(s). */
-function safeHref(url: string): string | undefined {
-  try {
-    return ["https:", "http:"].includes(new URL(url).protocol) ? url : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 function Field({ label, children, testId }: { label: string; children: React.ReactNode; testId?: string }) {
   return (
@@ -44,7 +36,9 @@ export default async function InstallPage({ params }: { params: Promise<{ id: st
   const install = await fetchInstallDetail(parsed.data.id);
   if (!install) notFound();
   const { grant, asOf } = install;
-  const reauthHref = install.reauthUrl ? safeHref(install.reauthUrl) : undefined;
+  // The reauth_url came in an API answer: staff copy it to operators, so it is a link only when it
+  // is the service's own (REAUTH_URL_ORIGINS); any other is shown as a warning, not as an address.
+  const reauthHref = install.reauthUrl && isSafeRedirect(install.reauthUrl) ? install.reauthUrl : undefined;
 
   return (
     <div className="space-y-6">
@@ -70,12 +64,13 @@ export default async function InstallPage({ params }: { params: Promise<{ id: st
                   {install.reauthUrl}
                 </a>
               ) : (
-                <span className="font-mono break-all" data-testid="reauth-url">
-                  {install.reauthUrl}
+                <span className="font-medium" data-testid="reauth-url-refused">
+                  not shown: the stored link points outside the service&apos;s addresses (REAUTH_URL_ORIGINS), so the app will not
+                  send anyone there. Ask the operator to open the app from their operator portal.
                 </span>
               )
             ) : (
-              <span>not known (the service has not sent one yet).</span>
+              <span>not known (the service has not sent one the app may follow; one outside its addresses is logged and dropped).</span>
             )}
             <form action={checkReauthorizationAction} className="mt-2">
               <input type="hidden" name="installRowId" value={install.id} />

@@ -22,6 +22,10 @@ async function dropped(type: string): Promise<Delivery[]> {
 describe("a redirect_uri requested twice at once (a double click, a browser retry)", () => {
   it("redeems the code once and signs both requests in to the same install", async () => {
     const callback = await approveInPortal(1001);
+    // Hold the redemption at the identity provider for a second, so the copy surely arrives while the
+    // first request is still redeeming (a copy that arrives after it finished is a reuse, and gets
+    // the "already used" page: tests/integration/old-callback-url.test.ts).
+    await control("POST", "/faults", { tokenEndpoint: { mode: "delay", delayMs: 1000, grantType: "authorization_code" } });
     const [first, second] = await Promise.all([fetch(callback, { redirect: "manual" }), fetch(callback, { redirect: "manual" })]);
     for (const response of [first, second]) {
       expect(response.status).toBe(303);

@@ -23,7 +23,7 @@ async function signInAsStaff(page: Page): Promise<void> {
 
 async function refuseFreshCode(page: Page, n: number): Promise<void> {
   // As a stranger would make it, naming the right issuer so the code reaches the identity provider.
-  await page.goto(`/oauth/callback?${new URLSearchParams({ code: `volt_ac_fresh${n}`, state: "abcdefgh12", iss: required("OAUTH_ISSUER") })}`);
+  await page.goto(`/oauth/callback?${new URLSearchParams({ code: `volt_ac_fresh${n}-0123456789abcdef`, state: "abcdefgh12", iss: required("OAUTH_ISSUER") })}`);
   await expect(page.getByTestId("install-failure")).toHaveAttribute("data-reason", "code_refused");
 }
 

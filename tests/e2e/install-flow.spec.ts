@@ -75,7 +75,7 @@ test("a reused authorization code shows the 'already used' page and stores nothi
   await page.screenshot({ path: ".data/test/screenshots/code-used.png" });
 });
 
-test("an expired authorization code shows the 'expired' page and stores no token", async ({ page }) => {
+test("an expired authorization code shows the refused-code page, naming expiry, and stores no token", async ({ page }) => {
   const [operator] = await operators();
   let callbackUrl: string | undefined;
   // Hold the browser at the consent redirect, as if the operator's connection stalled for over a
@@ -92,6 +92,9 @@ test("an expired authorization code shows the 'expired' page and stores no token
 
   await control("POST", "/clock/advance", { seconds: 61 }); // contract §2: codes live 1 minute
   await page.goto(callbackUrl!);
+  // The identity provider's bare invalid_grant cannot say why; the app's neutral page names the
+  // causes, expiry among them (docs/spec-gaps.md A11).
+  await expect(page.getByTestId("install-failure")).toHaveAttribute("data-reason", "code_refused");
   await expect(page.getByTestId("install-failure")).toContainText("expired");
   expect(await sql("SELECT id FROM token_grants")).toEqual([]);
   await expect(page.getByRole("link", { name: "Open the operator portal" })).toBeVisible();

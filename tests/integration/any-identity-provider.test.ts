@@ -22,8 +22,13 @@ function failureReason(response: Response): string | null {
 }
 
 /** A callback as a stranger would make it by hand, naming the right issuer so it reaches the identity provider. */
+/**
+ * A callback with a made-up code that gets as far as the identity provider: well-formed (20+
+ * characters, lib/oauth/authorization-code.ts) and naming the right issuer (RFC 9207).
+ */
 function forgedCallback(code: string): string {
-  return `${stack.appUrl}/oauth/callback?${new URLSearchParams({ code, state: "abcdefgh12", iss: process.env.OAUTH_ISSUER! })}`;
+  const wellFormed = `${code}-0123456789abcdef`;
+  return `${stack.appUrl}/oauth/callback?${new URLSearchParams({ code: wellFormed, state: "abcdefgh12", iss: process.env.OAUTH_ISSUER! })}`;
 }
 
 function appLog(): string {

@@ -15,6 +15,8 @@ async function visit(query: string, address: string): Promise<Response> {
 
 const claimRows = async () => (await sql<{ n: number }>("SELECT count(*)::int AS n FROM authorization_code_claims"))[0]!.n;
 const forgedCode = (i: number) => `volt_ac_forged${String(i).padStart(6, "0")}${"Z".repeat(30)}`;
+/** A made-up but well-formed code, naming the right issuer (RFC 9207), so it reaches the identity provider. */
+const forgedQuery = (i: number) => `?${new URLSearchParams({ code: forgedCode(i), iss: process.env.OAUTH_ISSUER! })}`;
 
 beforeEach(resetWorld);
 afterAll(closeSql);
@@ -45,14 +47,14 @@ describe("the per-address limit", () => {
   it("over the limit: 429 with Retry-After, no token call and no claim row; other addresses unaffected", async () => {
     const address = newAddress();
     for (let i = 0; i < PER_MINUTE; i++) {
-      const response = await visit(`?code=${forgedCode(i)}`, address);
+      const response = await visit(forgedQuery(i), address);
       expect(response.status).toBe(303); // refused by the identity provider: a failure page
     }
     const callsBefore = (await tokenCalls()).events.length;
     const claimsBefore = await claimRows();
     expect(callsBefore).toBe(PER_MINUTE);
 
-    const limited = await visit(`?code=${forgedCode(999)}`, address);
+    const limited = await visit(forgedQuery(999), address);
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(limited.headers.get("cache-control")).toBe("no-store");
@@ -69,7 +71,7 @@ describe("the per-address limit", () => {
 
   it("a real code refused by the limit is not spent: it works from the same address once the window passes", async () => {
     const address = newAddress();
-    for (let i = 0; i < PER_MINUTE; i++) await visit(`?code=${forgedCode(i)}`, address);
+    for (let i = 0; i < PER_MINUTE; i++) await visit(forgedQuery(i), address);
     const callback = await approveInPortal(1001);
     const query = callback.search;
     expect((await visit(query, address)).status).toBe(429);

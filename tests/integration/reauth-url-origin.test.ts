@@ -76,7 +76,11 @@ describe("reauth_url only to the service", () => {
 
   it("a foreign reauth_url stored earlier (before this check, or before REAUTH_URL_ORIGINS changed) gets no button either", async () => {
     const install = await installViaPortal(1001);
-    await sql("UPDATE installs SET status = 'NEEDS_REAUTH', reauth_url = $2 WHERE install_id = $1", [install.installId, `${FOREIGN_ORIGIN}/portal/reauth/${install.installId}`]);
+    // Flagged just now (the flag counts as the app's latest look, so the visit does not probe it).
+    await sql("UPDATE installs SET status = 'NEEDS_REAUTH', last_reconciled_at = now(), reauth_url = $2 WHERE install_id = $1", [
+      install.installId,
+      `${FOREIGN_ORIGIN}/portal/reauth/${install.installId}`,
+    ]);
     const html = await dashboard(install.sessionCookie);
     expect(html).toContain('data-testid="reauth-banner"');
     expect(html).not.toContain(BUTTON);

@@ -3,27 +3,14 @@
 // server other than Hydra here (plain invalid_grant), so nothing but the pattern can tell.
 import { expect, test, type Page } from "@playwright/test";
 import { closeSql, control, resetWorld, stack } from "../helpers/stack";
+import { requiredEnv, signInAsStaff } from "../helpers/e2e";
 
 test.beforeEach(resetWorld);
 test.afterAll(closeSql);
 
-function required(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: run the end-to-end tests through \`npm test\``);
-  return value;
-}
-
-async function signInAsStaff(page: Page): Promise<void> {
-  await page.goto("/admin/sign-in");
-  await page.getByLabel("Email").fill(required("STAFF_DEV_EMAIL"));
-  await page.getByLabel("Password").fill(required("STAFF_DEV_PASSWORD"));
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page).toHaveURL(`${stack.appUrl}/admin`);
-}
-
 async function refuseFreshCode(page: Page, n: number): Promise<void> {
   // As a stranger would make it, naming the right issuer so the code reaches the identity provider.
-  await page.goto(`/oauth/callback?${new URLSearchParams({ code: `volt_ac_fresh${n}-0123456789abcdef`, state: "abcdefgh12", iss: required("OAUTH_ISSUER") })}`);
+  await page.goto(`/oauth/callback?${new URLSearchParams({ code: `volt_ac_fresh${n}-0123456789abcdef`, state: "abcdefgh12", iss: requiredEnv("OAUTH_ISSUER") })}`);
   await expect(page.getByTestId("install-failure")).toHaveAttribute("data-reason", "code_refused");
 }
 

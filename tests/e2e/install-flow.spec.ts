@@ -2,16 +2,12 @@
 // → the app's dashboard with the operator's own charge points.
 import { expect, test, type Page } from "@playwright/test";
 import { closeSql, control, resetWorld, sql, stack } from "../helpers/stack";
+import { type Operator, operators } from "../helpers/e2e";
 
-type Operator = { id: number; name: string; chargePointCount: number };
 type ChargePoint = { id: number; name: string | null };
 
 test.beforeEach(resetWorld);
 test.afterAll(closeSql);
-
-async function operators(): Promise<Operator[]> {
-  return (await control<{ operators: Operator[] }>("GET", "/operators")).operators;
-}
 
 /** Walks the portal up to the consent page's Approve, and returns the callback URL the browser was sent to. */
 async function connectFromPortal(page: Page, operator: Operator): Promise<void> {

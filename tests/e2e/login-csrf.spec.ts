@@ -2,30 +2,11 @@
 // signed in as someone else is stored at once, but the browser's session changes only when the
 // person chooses (lib/auth/pending-sign-in.ts). And operators can sign out.
 import { expect, test, type Page } from "@playwright/test";
-import { closeSql, control, resetWorld, sql, stack } from "../helpers/stack";
-
-type Operator = { id: number; name: string };
+import { closeSql, resetWorld, sql, stack } from "../helpers/stack";
+import { type Operator, operators, requiredEnv, signInAsStaff } from "../helpers/e2e";
 
 test.beforeEach(resetWorld);
 test.afterAll(closeSql);
-
-function required(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: run the end-to-end tests through \`npm test\``);
-  return value;
-}
-
-async function operators(): Promise<Operator[]> {
-  return (await control<{ operators: Operator[] }>("GET", "/operators")).operators;
-}
-
-async function signInAsStaff(page: Page): Promise<void> {
-  await page.goto("/admin/sign-in");
-  await page.getByLabel("Email").fill(required("STAFF_DEV_EMAIL"));
-  await page.getByLabel("Password").fill(required("STAFF_DEV_PASSWORD"));
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page.getByTestId("staff-email")).toHaveText(required("STAFF_DEV_EMAIL"));
-}
 
 /** Portal → Connect → Approve; the app's redirect_uri then answers. */
 async function approveInPortal(page: Page, operator: Operator): Promise<void> {
@@ -46,7 +27,7 @@ test("staff signed in → an install asks first; the staff session is intact unt
 
   await approveInPortal(page, operator!);
   await expect(page).toHaveURL(`${stack.appUrl}/oauth/continue`);
-  await expect(page.getByTestId("current-sign-in")).toHaveText(`You are signed in as staff member ${required("STAFF_DEV_EMAIL")}.`);
+  await expect(page.getByTestId("current-sign-in")).toHaveText(`You are signed in as staff member ${requiredEnv("STAFF_DEV_EMAIL")}.`);
   await expect(page.getByTestId("pending-operator")).toHaveText(String(operator!.id));
   // The code was redeemed at once (contract §2): the install is stored before anyone chooses.
   expect(await installsOf(operator!.id)).toBe(1);
@@ -55,15 +36,15 @@ test("staff signed in → an install asks first; the staff session is intact unt
   // Until the choice, the browser is still the staff member (another tab shows the console).
   const other = await context.newPage();
   await other.goto("/admin");
-  await expect(other.getByTestId("staff-email")).toHaveText(required("STAFF_DEV_EMAIL"));
+  await expect(other.getByTestId("staff-email")).toHaveText(requiredEnv("STAFF_DEV_EMAIL"));
   await other.goto("/dashboard");
   await expect(other.getByRole("heading", { name: "Open this app from your operator portal" })).toBeVisible();
   await other.close();
 
-  await page.getByRole("button", { name: `Stay as staff member ${required("STAFF_DEV_EMAIL")}` }).click();
+  await page.getByRole("button", { name: `Stay as staff member ${requiredEnv("STAFF_DEV_EMAIL")}` }).click();
   await expect(page).toHaveURL(`${stack.appUrl}/oauth/continue/stayed`);
   await page.getByTestId("continue-home").click();
-  await expect(page.getByTestId("staff-email")).toHaveText(required("STAFF_DEV_EMAIL"));
+  await expect(page.getByTestId("staff-email")).toHaveText(requiredEnv("STAFF_DEV_EMAIL"));
 
   // The choice was used up: the page has nothing left to continue, and no pending row remains.
   await page.goto("/oauth/continue");

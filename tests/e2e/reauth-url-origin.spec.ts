@@ -2,25 +2,10 @@
 // outside the service's origins is never followed, from the dashboard's button or the staff console's link.
 import { expect, test, type Page } from "@playwright/test";
 import { closeSql, control, resetWorld, sql, stack } from "../helpers/stack";
+import { type Operator, signInAsStaff } from "../helpers/e2e";
 
 test.beforeEach(resetWorld);
 test.afterAll(closeSql);
-
-type Operator = { id: number; name: string };
-
-function required(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: run the end-to-end tests through \`npm test\``);
-  return value;
-}
-
-async function signInAsStaff(page: Page): Promise<void> {
-  await page.goto("/admin/sign-in");
-  await page.getByLabel("Email").fill(required("STAFF_DEV_EMAIL"));
-  await page.getByLabel("Password").fill(required("STAFF_DEV_PASSWORD"));
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page).toHaveURL(`${stack.appUrl}/admin`);
-}
 
 async function connectInPortal(page: Page): Promise<void> {
   const [operator] = (await control<{ operators: Operator[] }>("GET", "/operators")).operators;

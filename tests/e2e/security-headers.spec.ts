@@ -3,17 +3,10 @@
 // client-side navigation on the dashboard) and the browser reports no violation; and no page can be framed.
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { closeSql, control, resetWorld, sql, stack } from "../helpers/stack";
+import { type Operator, signInAsStaff } from "../helpers/e2e";
 
 test.beforeEach(resetWorld);
 test.afterAll(closeSql);
-
-type Operator = { id: number; name: string };
-
-function required(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: run the end-to-end tests through \`npm test\``);
-  return value;
-}
 
 /**
  * Collects every CSP violation the browser reports on the app's pages, across navigations: the
@@ -33,17 +26,6 @@ async function watchCspViolations(page: Page): Promise<string[]> {
     if (/Content Security Policy|Refused to (execute|load|apply|frame|connect)/.test(message.text())) violations.push(`console: ${message.text()}`);
   });
   return violations;
-}
-
-async function signInAsStaff(page: Page): Promise<void> {
-  await page.goto("/admin/sign-in");
-  await page.getByLabel("Email").fill(required("STAFF_DEV_EMAIL"));
-  await page.getByLabel("Password").fill(required("STAFF_DEV_PASSWORD"));
-  await page.getByRole("button", { name: "Sign in" }).click();
-  // next-auth's signIn() runs in the page (fetch, then router.replace): without its scripts the form
-  // would be submitted natively, as a GET to the sign-in page with the password in the address.
-  await expect(page).toHaveURL(`${stack.appUrl}/admin`);
-  await expect(page.getByTestId("staff-email")).toHaveText(required("STAFF_DEV_EMAIL"));
 }
 
 async function connectInPortal(page: Page): Promise<void> {

@@ -3,25 +3,18 @@
 import { createHmac } from "node:crypto";
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { closeSql, control, resetWorld, sql, stack } from "../helpers/stack";
-
-type Operator = { id: number; name: string };
+import { type Operator, requiredEnv, signInAsStaff } from "../helpers/e2e";
 
 test.beforeEach(resetWorld);
 test.afterAll(closeSql);
 
-function required(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: run the end-to-end tests through \`npm test\``);
-  return value;
-}
-
 // scripts/lib/local-env.ts makes this account for every test run; the app only knows its hash.
 const staff = {
   get email() {
-    return required("STAFF_DEV_EMAIL");
+    return requiredEnv("STAFF_DEV_EMAIL");
   },
   get password() {
-    return required("STAFF_DEV_PASSWORD");
+    return requiredEnv("STAFF_DEV_PASSWORD");
   },
 };
 
@@ -32,12 +25,6 @@ async function signIn(page: Page, email: string, password: string): Promise<void
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password").fill(password);
   await page.getByRole("button", { name: "Sign in" }).click();
-}
-
-async function signInAsStaff(page: Page): Promise<void> {
-  await signIn(page, staff.email, staff.password);
-  await expect(page).toHaveURL(`${stack.appUrl}/admin`);
-  await expect(page.getByTestId("staff-email")).toHaveText(staff.email);
 }
 
 /** An operator's install through the portal, as in install-flow.spec.ts, in the page given. */
@@ -190,7 +177,7 @@ test("staff can ask whether a flagged install was re-authorized: one probe clear
 });
 
 test("a banner says so while the token endpoint's circuit is open (invalid_client)", async ({ page }) => {
-  const clientId = required("OAUTH_CLIENT_ID");
+  const clientId = requiredEnv("OAUTH_CLIENT_ID");
   const clearCircuit = () => sql("DELETE FROM oauth_client_health WHERE client_id IN ($1, 'another-client')", [clientId]);
   await clearCircuit();
   try {
@@ -205,7 +192,7 @@ test("a banner says so while the token endpoint's circuit is open (invalid_clien
 
     // Opened with the configured secret, as lib/oauth/circuit.ts records it (a circuit opened with
     // another secret no longer applies).
-    const fingerprint = createHmac("sha256", required("NEXTAUTH_SECRET")).update(`${clientId}\n${required("OAUTH_CLIENT_SECRET")}`).digest("hex");
+    const fingerprint = createHmac("sha256", requiredEnv("NEXTAUTH_SECRET")).update(`${clientId}\n${requiredEnv("OAUTH_CLIENT_SECRET")}`).digest("hex");
     await sql(
       "INSERT INTO oauth_client_health (client_id, circuit_open, reason, secret_fingerprint, opened_at, updated_at) VALUES ($1, true, 'invalid_client: client authentication failed', $2, now(), now())",
       [clientId, fingerprint],

@@ -17,6 +17,19 @@ import { resultOf, runAppWorker } from "../tests/helpers/app-process";
 import { approveInPortal, closeSql, control, expireAccessToken, sql } from "../tests/helpers/stack";
 import { signInStaffWithFetch } from "../tests/helpers/staff-sign-in";
 
+// `npm run bench -- stampede ingest` runs only the sections named (primitives, stampede, ingest,
+// sign-in); the portal walk, the redirect_uri and the dashboard always run, since the others use the
+// install they make. BENCH_PORT_OFFSET runs a second bench beside a first one (other ports and folders).
+const SECTIONS = ["primitives", "stampede", "ingest", "sign-in"];
+const chosen = process.argv.slice(2);
+const unknown = chosen.filter((name) => !SECTIONS.includes(name));
+if (unknown.length > 0) {
+  console.error(`bench: unknown section(s) ${unknown.join(", ")}; choose from ${SECTIONS.join(", ")}`);
+  process.exit(2);
+}
+const runs = (section: string) => chosen.length === 0 || chosen.includes(section);
+const OFFSET = Number(process.env.BENCH_PORT_OFFSET ?? 0);
+
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
@@ -40,24 +53,30 @@ function opsPerSecond(name: string, iterations: number, fn: () => void) {
 }
 
 // --- In-process: the cost of the security primitives on the hot paths -------------------------
-console.log("\n== primitives (in process) ==");
-const keys = [{ id: "k1", key: randomBytes(32) }];
-const token = `volt_at_${randomBytes(32).toString("base64url")}`;
-const sealed = sealToken(token, "install-row-id", keys);
-opsPerSecond("token seal (AES-256-GCM)", 50_000, () => sealToken(token, "install-row-id", keys));
-opsPerSecond("token open (AES-256-GCM)", 50_000, () => openToken(sealed, "install-row-id", keys));
-const body = new TextEncoder().encode(JSON.stringify({ id: "whd_1", type: "install.created", delivered_at: 1, data: { install_id: 1 } }));
-const header = computeWebhookSignature(body, "bench-webhook-secret-0123");
-opsPerSecond("webhook signature verify (HMAC-SHA256)", 100_000, () => verifyWebhookSignature(body, header, ["bench-webhook-secret-0123"]));
+if (runs("primitives")) {
+  console.log("\n== primitives (in process) ==");
+  const keys = [{ id: "k1", key: randomBytes(32) }];
+  const token = `volt_at_${randomBytes(32).toString("base64url")}`;
+  const sealed = sealToken(token, "install-row-id", keys);
+  opsPerSecond("token seal (AES-256-GCM)", 50_000, () => sealToken(token, "install-row-id", keys));
+  opsPerSecond("token open (AES-256-GCM)", 50_000, () => openToken(sealed, "install-row-id", keys));
+  const body = new TextEncoder().encode(JSON.stringify({ id: "whd_1", type: "install.created", delivered_at: 1, data: { install_id: 1 } }));
+  const header = computeWebhookSignature(body, "bench-webhook-secret-0123");
+  opsPerSecond("webhook signature verify (HMAC-SHA256)", 100_000, () => verifyWebhookSignature(body, header, ["bench-webhook-secret-0123"]));
+}
 
 // --- Against the running stack ---------------------------------------------------------------
 console.log("\n== against the stack (next start + sandbox + PostgreSQL) ==");
 const stack = await startStack({
   // The redirect_uri is limited per client address (lib/installs/callback-limit.ts); the bench's
   // many callbacks from one address measure its cost, not the limit, which is still consulted.
-  env: { ...generateLocalEnv({ app: 3200, sandbox: 4210 }), CALLBACK_REQUESTS_PER_MINUTE: "10000" },
-  dataDir: ".data/bench",
-  databasePort: 54340,
+  env: {
+    ...generateLocalEnv({ app: 3200 + OFFSET, sandbox: 4210 + OFFSET }),
+    CALLBACK_REQUESTS_PER_MINUTE: "10000",
+    ...(OFFSET ? { NEXT_DIST_DIR: `.next-bench-${OFFSET}` } : {}),
+  },
+  dataDir: OFFSET ? `.data/bench-${OFFSET}` : ".data/bench",
+  databasePort: 54340 + OFFSET,
   fresh: true,
   appMode: "start",
   quiet: true,
@@ -143,120 +162,126 @@ try {
   }
   summary("GET /dashboard (live API read, 25 rows)", dashboardMs.slice(5));
 
-  // The refresh stampede: N concurrent API calls from two processes for one install whose access
-  // token has just expired. Exactly one refresh should reach the identity provider.
-  console.log("\n== refresh stampede (2 processes, access token expired at the app and the service) ==");
-  const [install] = await sql<{ id: string; install_id: number }>("SELECT id, install_id FROM installs WHERE status = 'ACTIVE' LIMIT 1");
-  if (!install) throw new Error("bench: no active install");
-  const workerEnv = { ...(stack.env as Record<string, string>), LOG_LEVEL: "warn" };
-  for (const perProcess of [50, 100, 250]) {
-    // Baseline: the same calls with a valid token, so the refresh's own cost can be read off.
-    const baseline = await Promise.all([0, 1].map(() => runAppWorker(["call", install.id, String(perProcess)], workerEnv)));
-    summary(`N=${perProcess * 2}: baseline, no refresh`, baseline.flatMap((r) => resultOf<{ latencies: number[] }>(r).latencies));
+  if (runs("stampede")) {
+    // The refresh stampede: N concurrent API calls from two processes for one install whose access
+    // token has just expired. Exactly one refresh should reach the identity provider.
+    console.log("\n== refresh stampede (2 processes, access token expired at the app and the service) ==");
+    const [install] = await sql<{ id: string; install_id: number }>("SELECT id, install_id FROM installs WHERE status = 'ACTIVE' LIMIT 1");
+    if (!install) throw new Error("bench: no active install");
+    const workerEnv = { ...(stack.env as Record<string, string>), LOG_LEVEL: "warn" };
+    for (const perProcess of [50, 100, 250]) {
+      // Baseline: the same calls with a valid token, so the refresh's own cost can be read off.
+      const baseline = await Promise.all([0, 1].map(() => runAppWorker(["call", install.id, String(perProcess)], workerEnv)));
+      summary(`N=${perProcess * 2}: baseline, no refresh`, baseline.flatMap((r) => resultOf<{ latencies: number[] }>(r).latencies));
 
-    await expireAccessToken(install.id, true);
-    const before = await refreshCount(install.install_id);
-    const runs = await Promise.all([0, 1].map(() => runAppWorker(["call", install.id, String(perProcess)], workerEnv)));
-    const results = runs.map((r) => resultOf<{ ok: number; errors: Record<string, number>; latencies: number[] }>(r));
-    const failed = results.reduce((n, r) => n + Object.values(r.errors).reduce((a, b) => a + b, 0), 0);
-    const after = await refreshCount(install.install_id);
-    summary(`N=${perProcess * 2}: at expiry`, results.flatMap((r) => r.latencies));
-    console.log(
-      `${"".padEnd(44)} refresh calls=${after.refreshes - before.refreshes}  chain revocations=${after.revocations - before.revocations}  failed calls=${failed}`,
-    );
-  }
-  await closeSql();
-
-  // Webhook ingest: signed install.created deliveries at concurrency 64, against `next start`
-  // (verify, parse, dedupe, record, create the install) and against a bare Node http server that
-  // only checks the HMAC: the ratio is what the framework, the database and the domain cost.
-  console.log("\n== webhook ingest (concurrency 64) ==");
-  const secret = stack.env.WEBHOOK_SECRET!;
-  const bare = await startBareHmacServer(secret);
-  const results: Record<string, number> = {};
-  for (const [name, url] of [
-    ["bare node:http, HMAC only", bare.url],
-    ["next start, POST /api/webhooks", `${stack.env.APP_URL}/api/webhooks`],
-  ] as const) {
-    const { perSecond, latencies } = await ingest(url, secret, 2000, 64);
-    results[name] = perSecond;
-    summary(`${name}`, latencies);
-    console.log(`${"".padEnd(44)} ${Math.round(perSecond)} deliveries/s`);
-  }
-  await bare.close();
-  const [bareRate, appRate] = Object.values(results) as [number, number];
-  console.log(`${"ratio (next start / bare HMAC server)".padEnd(44)} ${(appRate / bareRate).toFixed(3)}`);
-
-  // A burst of wrong staff passwords while genuine signed webhooks arrive and an operator uses the
-  // dashboard (issue 8). Each attempt comes from its own address and names its own account, the
-  // worst case: no rate limit applies, so only the bound on password hashing (lib/auth/staff-sign-in.ts)
-  // stands between the burst and the database pool. Every webhook must get a 2xx.
-  console.log("\n== staff sign-in burst (150 wrong passwords at concurrency 50, webhooks arriving) ==");
-  const dashboardP99 = async (until: () => boolean, minimum: number) => {
-    const samples: number[] = [];
-    while (samples.length < minimum || !until()) {
-      const t0 = performance.now();
-      const response = await fetch(`${stack.env.APP_URL}/dashboard?perPage=25`, { headers: { cookie } });
-      await response.text();
-      samples.push(performance.now() - t0);
-    }
-    return samples;
-  };
-  const quietDashboard = await dashboardP99(() => true, 40);
-  let burstDone = false;
-  const webhookStatuses: number[] = [];
-  const webhookMs: number[] = [];
-  const webhooks = (async () => {
-    const base = 2_000_000 + Math.floor(Math.random() * 10_000) * 10_000;
-    let i = 0;
-    while (!burstDone) {
-      await Promise.all(
-        Array.from({ length: 4 }, async () => {
-          const n = base + i++;
-          const body = JSON.stringify({ id: `whd_burst_${n}`, type: "install.created", delivered_at: Math.floor(Date.now() / 1000), data: { install_id: n, operator_id: n, slug: `burst-${n}` } });
-          const t0 = performance.now();
-          const response = await fetch(`${stack.env.APP_URL}/api/webhooks`, {
-            method: "POST",
-            headers: { "Content-Type": "application/json", "X-Volt-Signature": computeWebhookSignature(new TextEncoder().encode(body), secret) },
-            body,
-          });
-          await response.arrayBuffer();
-          webhookStatuses.push(response.status);
-          webhookMs.push(performance.now() - t0);
-        }),
+      await expireAccessToken(install.id, true);
+      const before = await refreshCount(install.install_id);
+      const runs = await Promise.all([0, 1].map(() => runAppWorker(["call", install.id, String(perProcess)], workerEnv)));
+      const results = runs.map((r) => resultOf<{ ok: number; errors: Record<string, number>; latencies: number[] }>(r));
+      const failed = results.reduce((n, r) => n + Object.values(r.errors).reduce((a, b) => a + b, 0), 0);
+      const after = await refreshCount(install.install_id);
+      summary(`N=${perProcess * 2}: at expiry`, results.flatMap((r) => r.latencies));
+      console.log(
+        `${"".padEnd(44)} refresh calls=${after.refreshes - before.refreshes}  chain revocations=${after.revocations - before.revocations}  failed calls=${failed}`,
       );
     }
-  })();
-  const outcomes: Record<string, number> = {};
-  const signInMs: number[] = [];
-  const burst = (async () => {
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: 50 }, async () => {
-        while (next < 150) {
-          const n = next++;
-          const t0 = performance.now();
-          const { outcome } = await signInStaffWithFetch(`attacker-${n}@example.com`, `wrong-password-${n}`, {
-            appUrl: stack.env.APP_URL,
-            headers: { "X-Forwarded-For": `198.51.100.${n % 250}` },
-          });
-          signInMs.push(performance.now() - t0);
-          const kind = outcome.split(".")[0]!;
-          outcomes[kind] = (outcomes[kind] ?? 0) + 1;
-        }
-      }),
-    );
-  })().finally(() => (burstDone = true));
-  const [busyDashboard] = await Promise.all([dashboardP99(() => burstDone, 10), burst]);
-  await webhooks;
-  const sortedSignIn = [...signInMs].sort((a, b) => a - b);
-  console.log(`${"sign-in answers".padEnd(44)} ${Object.entries(outcomes).map(([k, v]) => `${k}=${v}`).join("  ")}  slowest=${sortedSignIn.at(-1)?.toFixed(0)} ms`);
-  summary("webhooks during the burst", webhookMs);
-  console.log(`${"".padEnd(44)} non-2xx answers=${webhookStatuses.filter((s) => s < 200 || s > 299).length} of ${webhookStatuses.length}`);
-  summary("GET /dashboard, quiet", quietDashboard);
-  summary("GET /dashboard, during the burst", busyDashboard);
-  const p99 = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 99);
-  console.log(`${"dashboard p99 ratio (burst / quiet)".padEnd(44)} ${(p99(busyDashboard) / p99(quietDashboard)).toFixed(2)}`);
+    await closeSql();
+  }
+
+  const secret = stack.env.WEBHOOK_SECRET!;
+  if (runs("ingest")) {
+    // Webhook ingest: signed install.created deliveries at concurrency 64, against `next start`
+    // (verify, parse, dedupe, record, create the install) and against a bare Node http server that
+    // only checks the HMAC: the ratio is what the framework, the database and the domain cost.
+    console.log("\n== webhook ingest (concurrency 64) ==");
+    const bare = await startBareHmacServer(secret);
+    const results: Record<string, number> = {};
+    for (const [name, url] of [
+      ["bare node:http, HMAC only", bare.url],
+      ["next start, POST /api/webhooks", `${stack.env.APP_URL}/api/webhooks`],
+    ] as const) {
+      const { perSecond, latencies } = await ingest(url, secret, 2000, 64);
+      results[name] = perSecond;
+      summary(`${name}`, latencies);
+      console.log(`${"".padEnd(44)} ${Math.round(perSecond)} deliveries/s`);
+    }
+    await bare.close();
+    const [bareRate, appRate] = Object.values(results) as [number, number];
+    console.log(`${"ratio (next start / bare HMAC server)".padEnd(44)} ${(appRate / bareRate).toFixed(3)}`);
+  }
+
+  if (runs("sign-in")) {
+    // A burst of wrong staff passwords while genuine signed webhooks arrive and an operator uses the
+    // dashboard (issue 8). Each attempt comes from its own address and names its own account, the
+    // worst case: no rate limit applies, so only the bound on password hashing (lib/auth/staff-sign-in.ts)
+    // stands between the burst and the database pool. Every webhook must get a 2xx.
+    console.log("\n== staff sign-in burst (150 wrong passwords at concurrency 50, webhooks arriving) ==");
+    const dashboardP99 = async (until: () => boolean, minimum: number) => {
+      const samples: number[] = [];
+      while (samples.length < minimum || !until()) {
+        const t0 = performance.now();
+        const response = await fetch(`${stack.env.APP_URL}/dashboard?perPage=25`, { headers: { cookie } });
+        await response.text();
+        samples.push(performance.now() - t0);
+      }
+      return samples;
+    };
+    const quietDashboard = await dashboardP99(() => true, 40);
+    let burstDone = false;
+    const webhookStatuses: number[] = [];
+    const webhookMs: number[] = [];
+    const webhooks = (async () => {
+      const base = 2_000_000 + Math.floor(Math.random() * 10_000) * 10_000;
+      let i = 0;
+      while (!burstDone) {
+        await Promise.all(
+          Array.from({ length: 4 }, async () => {
+            const n = base + i++;
+            const body = JSON.stringify({ id: `whd_burst_${n}`, type: "install.created", delivered_at: Math.floor(Date.now() / 1000), data: { install_id: n, operator_id: n, slug: `burst-${n}` } });
+            const t0 = performance.now();
+            const response = await fetch(`${stack.env.APP_URL}/api/webhooks`, {
+              method: "POST",
+              headers: { "Content-Type": "application/json", "X-Volt-Signature": computeWebhookSignature(new TextEncoder().encode(body), secret) },
+              body,
+            });
+            await response.arrayBuffer();
+            webhookStatuses.push(response.status);
+            webhookMs.push(performance.now() - t0);
+          }),
+        );
+      }
+    })();
+    const outcomes: Record<string, number> = {};
+    const signInMs: number[] = [];
+    const burst = (async () => {
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: 50 }, async () => {
+          while (next < 150) {
+            const n = next++;
+            const t0 = performance.now();
+            const { outcome } = await signInStaffWithFetch(`attacker-${n}@example.com`, `wrong-password-${n}`, {
+              appUrl: stack.env.APP_URL,
+              headers: { "X-Forwarded-For": `198.51.100.${n % 250}` },
+            });
+            signInMs.push(performance.now() - t0);
+            const kind = outcome.split(".")[0]!;
+            outcomes[kind] = (outcomes[kind] ?? 0) + 1;
+          }
+        }),
+      );
+    })().finally(() => (burstDone = true));
+    const [busyDashboard] = await Promise.all([dashboardP99(() => burstDone, 10), burst]);
+    await webhooks;
+    const sortedSignIn = [...signInMs].sort((a, b) => a - b);
+    console.log(`${"sign-in answers".padEnd(44)} ${Object.entries(outcomes).map(([k, v]) => `${k}=${v}`).join("  ")}  slowest=${sortedSignIn.at(-1)?.toFixed(0)} ms`);
+    summary("webhooks during the burst", webhookMs);
+    console.log(`${"".padEnd(44)} non-2xx answers=${webhookStatuses.filter((s) => s < 200 || s > 299).length} of ${webhookStatuses.length}`);
+    summary("GET /dashboard, quiet", quietDashboard);
+    summary("GET /dashboard, during the burst", busyDashboard);
+    const p99 = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 99);
+    console.log(`${"dashboard p99 ratio (burst / quiet)".padEnd(44)} ${(p99(busyDashboard) / p99(quietDashboard)).toFixed(2)}`);
+  }
 } finally {
   await stopAll();
   await stack.stop();

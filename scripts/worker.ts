@@ -7,6 +7,10 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { runKeepAlive } from "../lib/jobs/keep-alive";
 import { runReconcileSweep } from "../lib/jobs/reconcile-sweep";
 import { logger } from "../lib/log";
+import { assertValidEnvironment } from "../lib/env";
+
+// The whole configuration first: a bad value stops here with one message, not in a loop of failures.
+assertValidEnvironment("worker");
 
 const intervalMs = Number(process.argv[2] ?? 15 * 60) * 1000;
 let stopping = false;

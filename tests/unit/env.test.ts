@@ -1,6 +1,9 @@
 // lib/env.ts: values that can never work are refused at start-up with a message that says the fix.
+import { readFileSync } from "node:fs";
+import { parseEnv } from "node:util";
 import { describe, expect, it } from "vitest";
-import { oauthIssuerSchema } from "@/lib/env";
+import { environmentProblems, oauthIssuerSchema } from "@/lib/env";
+import { generateLocalEnv } from "../../scripts/lib/local-env";
 
 describe("OAUTH_ISSUER", () => {
   it.each(["https://idp.example.com", "https://idp.example.com/", "https://idp.example.com/oauth", "http://localhost:4000/idp"])(
@@ -21,5 +24,83 @@ describe("OAUTH_ISSUER", () => {
   it("still refuses what is not an http(s) URL", () => {
     expect(oauthIssuerSchema.safeParse("idp.example.com/oauth").success).toBe(false);
     expect(oauthIssuerSchema.safeParse("ftp://idp.example.com").success).toBe(false);
+  });
+});
+
+// Issue 10: a deployment refuses what would let anyone in (a published NEXTAUTH_SECRET), plain
+// http, and the development database, naming every problem at once.
+describe("environmentProblems", () => {
+  const exampleValues = parseEnv(readFileSync(".env.example", "utf8")) as Record<string, string>;
+  const local = generateLocalEnv({ app: 3000, sandbox: 4010 });
+  const names = (problems: string[]) => [...new Set(problems.map((p) => p.split(":")[0]))].sort();
+
+  it("names every required variable when nothing is configured", () => {
+    expect(names(environmentProblems({ NODE_ENV: "production" }))).toEqual(
+      [
+        "APP_URL",
+        "DATABASE_URL",
+        "NEXTAUTH_SECRET",
+        "OAUTH_CLIENT_ID",
+        "OAUTH_CLIENT_SECRET",
+        "OAUTH_ISSUER",
+        "OAUTH_REDIRECT_URI",
+        "PARTNER_API_BASE_URL",
+        "TOKEN_ENCRYPTION_KEYS",
+        "WEBHOOK_SECRET",
+      ].sort(),
+    );
+  });
+
+  it("refuses every secret, address and account copied from .env.example in production", () => {
+    const problems = environmentProblems({ ...exampleValues, NODE_ENV: "production" });
+    expect(names(problems)).toEqual(
+      expect.arrayContaining([
+        "APP_URL",
+        "DATABASE_URL",
+        "NEXTAUTH_SECRET",
+        "NEXTAUTH_URL",
+        "TOKEN_ENCRYPTION_KEYS",
+        "CRON_SECRET",
+        "STAFF_USERS",
+        "OAUTH_ISSUER",
+        "OAUTH_CLIENT_ID",
+        "OAUTH_CLIENT_SECRET",
+        "OAUTH_REDIRECT_URI",
+        "PARTNER_API_BASE_URL",
+        "WEBHOOK_SECRET",
+        "OPERATOR_PORTAL_URL",
+      ]),
+    );
+    expect(problems.find((p) => p.startsWith("NEXTAUTH_SECRET"))).toContain("placeholder");
+  });
+
+  it("accepts what `npm run dev` and `npm test` write, in development and for the production build on localhost", () => {
+    expect(environmentProblems({ ...local, DATABASE_URL: "postgresql://postgres:postgres@localhost:5432/app", NODE_ENV: "development" })).toEqual([]);
+    expect(environmentProblems({ ...local, DATABASE_URL: "postgresql://postgres:postgres@localhost:5432/app", NODE_ENV: "production" })).toEqual([]);
+  });
+
+  it("in a deployment: https only, the app's own secrets 32 characters or more, not the embedded database", () => {
+    const deployed = {
+      ...local,
+      NODE_ENV: "production",
+      APP_URL: "https://partner.acme-charging.eu",
+      NEXTAUTH_URL: "https://partner.acme-charging.eu",
+      OAUTH_REDIRECT_URI: "https://partner.acme-charging.eu/oauth/callback",
+      OAUTH_ISSUER: "http://idp.service.eu",
+      PARTNER_API_BASE_URL: "https://api.service.eu",
+      OPERATOR_PORTAL_URL: "https://portal.service.eu",
+      STAFF_USERS: "",
+      CRON_SECRET: "x".repeat(31),
+      DATABASE_URL: "postgresql://postgres:postgres@db.internal:5432/app",
+    };
+    expect(environmentProblems(deployed)).toEqual([
+      "CRON_SECRET: use at least 32 random characters",
+      "OAUTH_ISSUER: must use https in production (plain http carries codes, tokens and sessions in the clear)",
+      "DATABASE_URL: points at the embedded development database (postgres:postgres); use your production PostgreSQL",
+    ]);
+    // Outside a deployment, plain http is for loopback only.
+    expect(environmentProblems({ ...local, DATABASE_URL: "postgresql://u:p@localhost/app", OPERATOR_PORTAL_URL: "http://portal.service.eu" })).toEqual([
+      "OPERATOR_PORTAL_URL: plain http is allowed only for localhost (use https)",
+    ]);
   });
 });

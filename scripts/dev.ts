@@ -3,7 +3,10 @@
 //   - starts PostgreSQL (embedded, unless DATABASE_URL is set) and applies the migrations;
 //   - starts the sandbox (the local stand-in for the service), the app (`next dev`) and the job worker;
 //   - prints where to go.
-import { ensureLocalEnvFile } from "./lib/local-env";
+import { existsSync, readFileSync } from "node:fs";
+import { parseEnv } from "node:util";
+import { devPorts, ensureLocalEnvFile, type DevPorts } from "./lib/local-env";
+import { assertPortsFree } from "./lib/ports";
 import { stopAll } from "./lib/processes";
 import { startStack } from "./lib/stack";
 
@@ -13,14 +16,34 @@ if (process.env.NODE_ENV === "production") {
   process.exit(1);
 }
 
-const { values, created } = ensureLocalEnvFile(".env", { app: 3000, sandbox: 4010 });
+// Ports: PORT, SANDBOX_PORT and DATABASE_PORT from the shell or .env (defaults 3000, 4010, 54320).
+let ports: DevPorts;
+try {
+  ports = devPorts(process.env, existsSync(".env") ? (parseEnv(readFileSync(".env", "utf8")) as Record<string, string>) : {});
+} catch (error) {
+  console.error(`[dev] ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+}
+const { values, created } = ensureLocalEnvFile(".env", ports);
 if (created) console.log("[dev] wrote .env with fresh random secrets (git-ignored)");
+const databaseUrl = process.env.DATABASE_URL || values.DATABASE_URL || undefined;
+
+try {
+  await assertPortsFree([
+    { port: ports.app, variable: "PORT", what: "the app" },
+    { port: ports.sandbox, variable: "SANDBOX_PORT", what: "the sandbox" },
+    ...(databaseUrl ? [] : [{ port: ports.database, variable: "DATABASE_PORT", what: "the embedded PostgreSQL" }]),
+  ]);
+} catch (error) {
+  console.error(`[dev] ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+}
 
 const stack = await startStack({
   env: values,
-  databaseUrl: process.env.DATABASE_URL || values.DATABASE_URL || undefined,
+  databaseUrl,
   dataDir: ".data/dev",
-  databasePort: 54320,
+  databasePort: ports.database,
   fresh: false,
   appMode: "dev",
   worker: { intervalSeconds: 15 * 60 },

@@ -12,26 +12,35 @@ export type Ports = { app: number; sandbox: number };
 
 const random = (bytes: number) => randomBytes(bytes).toString("base64url");
 
-/** Everything the app and the sandbox need, for the given ports, with new random secrets. */
-export function generateLocalEnv(ports: Ports): Record<string, string> {
-  const staffEmail = "staff@example.com";
-  const staffPassword = random(18);
+/** The addresses that follow from the app's and the sandbox's ports (all on localhost). */
+function localAddresses(ports: Ports): Record<string, string> {
   const appUrl = `http://localhost:${ports.app}`;
   const sandboxUrl = `http://localhost:${ports.sandbox}`;
   return {
     APP_URL: appUrl,
     NEXTAUTH_URL: appUrl,
-    NEXTAUTH_SECRET: random(32),
+    OAUTH_REDIRECT_URI: `${appUrl}/oauth/callback`,
+    WEBHOOK_URL: `${appUrl}/api/webhooks`,
     OAUTH_ISSUER: `${sandboxUrl}/idp`,
+    PARTNER_API_BASE_URL: sandboxUrl,
+    OPERATOR_PORTAL_URL: `${sandboxUrl}/portal`,
+    SANDBOX_PORT: String(ports.sandbox),
+    SANDBOX_URL: sandboxUrl,
+  };
+}
+
+/** Everything the app and the sandbox need, for the given ports, with new random secrets. */
+export function generateLocalEnv(ports: Ports): Record<string, string> {
+  const staffEmail = "staff@example.com";
+  const staffPassword = random(18);
+  return {
+    ...localAddresses(ports),
+    NEXTAUTH_SECRET: random(32),
     OAUTH_CLIENT_ID: `partner-app-${randomBytes(4).toString("hex")}`,
     OAUTH_CLIENT_SECRET: random(32),
-    OAUTH_REDIRECT_URI: `${appUrl}/oauth/callback`,
-    PARTNER_API_BASE_URL: sandboxUrl,
     WEBHOOK_SECRET: random(32),
-    WEBHOOK_URL: `${appUrl}/api/webhooks`,
     APP_REQUESTED_SCOPES: "charge-points:read charge-transactions:read",
     APP_NAME: "Partner App",
-    OPERATOR_PORTAL_URL: `${sandboxUrl}/portal`,
     TOKEN_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString("base64")}`,
     STAFF_USERS: `${staffEmail}=${hashPassword(staffPassword)}`,
     // The same staff login in clear text, for `npm run dev` to print and for the tests to sign in
@@ -39,8 +48,6 @@ export function generateLocalEnv(ports: Ports): Record<string, string> {
     STAFF_DEV_EMAIL: staffEmail,
     STAFF_DEV_PASSWORD: staffPassword,
     CRON_SECRET: random(32),
-    SANDBOX_PORT: String(ports.sandbox),
-    SANDBOX_URL: sandboxUrl,
   };
 }
 
@@ -50,16 +57,53 @@ const HEADER = `# Local configuration for \`npm run dev\`, written on the first 
 # Every variable is described in .env.example.
 `;
 
-/** Reads `.env`, writing a fresh one first when there is none. */
-export function ensureLocalEnvFile(file: string, ports: Ports): { values: Record<string, string>; created: boolean } {
+export type DevPorts = Ports & { database: number };
+
+export const DEFAULT_DEV_PORTS: DevPorts = { app: 3000, sandbox: 4010, database: 54320 };
+
+const PORT_VARIABLES = { app: "PORT", sandbox: "SANDBOX_PORT", database: "DATABASE_PORT" } as const;
+
+/**
+ * `npm run dev`'s ports: PORT (the app), SANDBOX_PORT and DATABASE_PORT, from the shell first, then
+ * from `.env`, else the defaults. A value that is not a port is an error, named.
+ */
+export function devPorts(shell: Record<string, string | undefined>, file: Record<string, string>): DevPorts {
+  const ports = { ...DEFAULT_DEV_PORTS };
+  for (const [key, name] of Object.entries(PORT_VARIABLES) as [keyof DevPorts, string][]) {
+    const raw = shell[name] ?? file[name];
+    if (raw === undefined || raw === "") continue;
+    const port = Number(raw);
+    if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`${name}=${raw} is not a port (1-65535)`);
+    ports[key] = port;
+  }
+  return ports;
+}
+
+function writeEnvFile(file: string, values: Record<string, string>): void {
+  const body = Object.entries(values)
+    .map(([key, value]) => `${key}=${value}`)
+    .join("\n");
+  writeFileSync(file, `${HEADER}\n${body}\n`, { mode: 0o600 });
+}
+
+/**
+ * Reads `.env`, writing a fresh one first when there is none. The ports are kept in it (PORT,
+ * SANDBOX_PORT, DATABASE_PORT); when they change, the local addresses that follow from them are
+ * rewritten too, and every secret is kept.
+ */
+export function ensureLocalEnvFile(file: string, ports: DevPorts): { values: Record<string, string>; created: boolean } {
+  const portValues = { PORT: String(ports.app), SANDBOX_PORT: String(ports.sandbox), DATABASE_PORT: String(ports.database) };
   if (!existsSync(file)) {
-    const values = generateLocalEnv(ports);
-    const body = Object.entries(values)
-      .map(([key, value]) => `${key}=${value}`)
-      .join("\n");
-    writeFileSync(file, `${HEADER}\n${body}\n`, { mode: 0o600 });
+    const values = { ...portValues, ...generateLocalEnv(ports) };
+    writeEnvFile(file, values);
     return { values, created: true };
   }
-  const values = parseEnv(readFileSync(file, "utf8")) as Record<string, string>;
+  const current = parseEnv(readFileSync(file, "utf8")) as Record<string, string>;
+  // An address the developer pointed elsewhere (e.g. a tunnel's https URL for APP_URL) is theirs.
+  const addresses = Object.fromEntries(
+    Object.entries(localAddresses(ports)).filter(([key]) => !current[key] || !/^https?:\/\//.test(current[key]) || new URL(current[key]).hostname === "localhost"),
+  );
+  const values = { ...current, ...portValues, ...addresses };
+  if (Object.entries(values).some(([key, value]) => current[key] !== value)) writeEnvFile(file, values);
   return { values, created: false };
 }

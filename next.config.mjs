@@ -5,6 +5,7 @@ const nextConfig = {
   distDir: process.env.NEXT_DIST_DIR || ".next",
   // The app is served behind whatever the partner deploys it on; never advertise the framework.
   poweredByHeader: false,
+  output: "standalone",
   // pino and pg are Node-only; keep them out of the server bundle so their workers and native
   // bindings resolve from node_modules at run time.
   serverExternalPackages: ["pino", "pg", "@prisma/adapter-pg"],

@@ -4,6 +4,7 @@
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import { applyMigrations } from "../../lib/db/migrate";
+import { prepareStandalone } from "../standalone.mjs";
 import { startEmbeddedDatabase } from "./embedded-db";
 import { runToCompletion, startProcess, stopProcess, waitForHttp, type Managed } from "./processes";
 
@@ -17,7 +18,7 @@ export type StackOptions = {
   databasePort: number;
   /** A new, empty database and sandbox state (tests), or keep what is there (dev). */
   fresh: boolean;
-  /** `next dev` for development, or a production build served by `next start` (tests). */
+  /** `next dev` for development, or a production build served by its standalone server (tests, bench). */
   appMode: "dev" | "start";
   /** Also start the job worker (scripts/worker.ts), every `workerIntervalSeconds`. */
   worker?: { intervalSeconds: number };
@@ -113,7 +114,14 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       const code = await runToCompletion(bin("next"), ["build"], buildEnv);
       if (code !== 0) throw new Error(`next build failed with exit code ${code}`);
       log(`[stack] next build took ${Math.round((performance.now() - started) / 1000)} s`);
-      app = startProcess("app", bin("next"), ["start", "--port", appPort, "--hostname", appHost], { env: buildEnv, quiet: options.quiet, logFile: path.join(logDir, "app.log") });
+      // The very artifact a deployment runs (next.config.mjs `output: "standalone"`, the Dockerfile):
+      // the standalone server, with the static files beside it as the image has them.
+      const serverJs = prepareStandalone(buildEnv.NEXT_DIST_DIR || ".next");
+      app = startProcess("app", process.execPath, [serverJs], {
+        env: { ...buildEnv, PORT: appPort, HOSTNAME: appHost },
+        quiet: options.quiet,
+        logFile: path.join(logDir, "app.log"),
+      });
     }
     stoppers.push(() => stopProcess(app));
     await waitForHttp(`${env.APP_URL}/`, 120_000, app);

@@ -35,6 +35,19 @@ function appLog(): string {
   return readFileSync(path.join(process.env.TEST_LOG_DIR!, "app.log"), "utf8");
 }
 
+/**
+ * The app's log lines since `offset` that contain `text`, once at least one has arrived: the log
+ * reaches its file through a pipe, a moment after the response that caused it.
+ */
+async function logLinesSince(offset: number, text: string): Promise<string[]> {
+  let lines: string[] = [];
+  for (let attempt = 0; attempt < 50 && lines.length === 0; attempt++) {
+    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+    lines = appLog().slice(offset).split("\n").filter((line) => line.includes(text));
+  }
+  return lines;
+}
+
 async function claims() {
   return sql<{ state: string; failure: string | null }>("SELECT state, failure FROM authorization_code_claims ORDER BY created_at");
 }
@@ -65,9 +78,9 @@ describe("RFC 9207: iss in the authorization response", () => {
     expect(await claims()).toEqual([{ state: "failed", failure: "issuer_mismatch" }]);
     expect(await sql("SELECT 1 FROM token_grants")).toHaveLength(0);
 
-    const logged = appLog().slice(logBefore);
+    const logged = (await logLinesSince(logBefore, "is missing or wrong")).join("\n");
     expect(logged).toMatch(new RegExp(`"level":${level}.*issuer \\(iss\\) is missing or wrong`));
-    expect(logged).not.toContain(code);
+    expect(appLog().slice(logBefore)).not.toContain(code);
 
     // The page says what happened in its own words, not "the service did not answer".
     const page = await (await fetch(new URL(response.headers.get("location")!))).text();
@@ -108,7 +121,7 @@ describe("refused codes without Hydra's prose", () => {
     for (let i = 0; i < 3; i++) {
       expect(failureReason(await visit(forgedCallback(`volt_ac_refused${i}`)))).toBe("code_refused");
     }
-    const logged = appLog().slice(logBefore).split("\n").filter((line) => line.includes("keeps refusing fresh authorization codes"));
+    const logged = await logLinesSince(logBefore, "keeps refusing fresh authorization codes");
     expect(logged).toHaveLength(1); // on the third refusal, not before
     expect(logged[0]).toContain('"level":50');
 

@@ -1,6 +1,6 @@
-// `npm start` fails fast (instrumentation.ts → lib/env.ts): with nothing configured, or with the
-// values of .env.example copied, the production server stops at once, naming every bad variable,
-// instead of serving 500s. Runs the very build the other tests use, with none of its settings.
+// The production server fails fast (instrumentation.ts → lib/env.ts): with nothing configured, or with
+// the values of .env.example copied, it stops at once, naming every bad variable, instead of serving
+// 500s. Runs the very build the other tests use (its standalone server), with none of its settings.
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import net from "node:net";
@@ -16,17 +16,22 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** `next start` with exactly these variables (no .env file is read: Next.js is told it already did). */
+/**
+ * The production server the tests run (the standalone build, as the container image runs it), with
+ * exactly these variables: no .env file is read (Next.js is told it already did).
+ */
 async function startProduction(variables: Record<string, string>): Promise<{ code: number | null; output: string; ms: number }> {
   const started = performance.now();
-  const child = spawn(path.resolve("node_modules/.bin/next"), ["start", "--hostname", "127.0.0.1", "--port", String(await freePort())], {
+  const serverJs = path.resolve(process.env.NEXT_DIST_DIR || ".next", "standalone", "server.js");
+  const child = spawn(process.execPath, [serverJs], {
     env: {
-      NODE_ENV: "production", // what `next start` sets anyway
+      NODE_ENV: "production",
       PATH: process.env.PATH,
       HOME: process.env.HOME,
+      HOSTNAME: "127.0.0.1",
+      PORT: String(await freePort()),
       NEXT_TELEMETRY_DISABLED: "1",
       __NEXT_PROCESSED_ENV: "true",
-      ...(process.env.NEXT_DIST_DIR ? { NEXT_DIST_DIR: process.env.NEXT_DIST_DIR } : {}),
       ...variables,
     },
     stdio: ["ignore", "pipe", "pipe"],

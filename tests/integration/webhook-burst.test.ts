@@ -1,0 +1,70 @@
+// A burst of webhook deliveries against the running app (issue 9): the service never retries
+// (contract §6), so a delivery refused in a burst is lost until someone asks for a replay. Counts,
+// not times: every delivery answered 2xx, recorded once, and its effect applied once.
+import { createHmac } from "node:crypto";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { closeSql, resetWorld, sql, stack } from "../helpers/stack";
+
+const sign = (body: string) => `sha256=${createHmac("sha256", stack.webhookSecret).update(body).digest("hex")}`;
+const now = () => Math.floor(Date.now() / 1000);
+
+/** Sends every body at once (fetch's default agent opens a connection for each, as a burst arrives). */
+async function sendAtOnce(bodies: string[]): Promise<number[]> {
+  return Promise.all(
+    bodies.map(async (body) => {
+      const response = await fetch(`${stack.appUrl}/api/webhooks`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "X-Volt-Signature": sign(body) },
+        body,
+      });
+      await response.arrayBuffer();
+      return response.status;
+    }),
+  );
+}
+
+const tally = (statuses: number[]) => statuses.reduce<Record<number, number>>((counts, s) => ({ ...counts, [s]: (counts[s] ?? 0) + 1 }), {});
+
+beforeEach(resetWorld);
+afterAll(closeSql);
+
+describe("a burst of webhook deliveries", () => {
+  it("2,000 distinct deliveries sent at once: all answered 2xx, each recorded once with one effect", { timeout: 120_000 }, async () => {
+    const bodies = Array.from({ length: 2000 }, (_, i) =>
+      JSON.stringify({ id: `whd_burst_${i}`, type: "install.created", delivered_at: now(), data: { install_id: 50_000 + i, operator_id: 50_000 + i, slug: `burst-${i}` } }),
+    );
+    const statuses = await sendAtOnce(bodies);
+    expect(tally(statuses)).toEqual({ 200: 2000 });
+    const [counts] = await sql<{ deliveries: number; keys: number; installs: number; events: number }>(
+      `SELECT (SELECT count(*)::int FROM webhook_deliveries) AS deliveries,
+              (SELECT count(DISTINCT dedupe_key)::int FROM webhook_deliveries) AS keys,
+              (SELECT count(*)::int FROM installs WHERE status = 'ACTIVE') AS installs,
+              (SELECT count(*)::int FROM install_events) AS events`,
+    );
+    expect(counts).toEqual({ deliveries: 2000, keys: 2000, installs: 2000, events: 2000 });
+  });
+
+  it("two installs of each of 200 operators, all announced at once: the newer one is live, every time", { timeout: 60_000 }, async () => {
+    // Half the deliveries meet a state the one-statement path cannot decide (the operator already
+    // has a live install) and take the full transaction, racing the others for the same operators.
+    const bodies = Array.from({ length: 200 }, (_, op) =>
+      [1, 2].map((n) =>
+        JSON.stringify({ id: `whd_race_${op}_${n}`, type: "install.created", delivered_at: now(), data: { install_id: 60_000 + op * 2 + n, operator_id: 60_000 + op, slug: "race" } }),
+      ),
+    ).flat();
+    const statuses = await sendAtOnce(bodies);
+    expect(tally(statuses)).toEqual({ 200: 400 });
+    const rows = await sql<{ operator_id: string; live: number[]; revoked: number[] }>(
+      `SELECT operator_id,
+              array_agg(install_id ORDER BY install_id) FILTER (WHERE status = 'ACTIVE') AS live,
+              array_agg(install_id ORDER BY install_id) FILTER (WHERE status = 'REVOKED') AS revoked
+       FROM installs GROUP BY operator_id ORDER BY operator_id`,
+    );
+    expect(rows).toHaveLength(200);
+    for (const row of rows) {
+      const op = Number(row.operator_id) - 60_000;
+      expect(row).toEqual({ operator_id: row.operator_id, live: [60_000 + op * 2 + 2], revoked: [60_000 + op * 2 + 1] });
+    }
+    expect(await sql("SELECT count(*)::int AS n FROM webhook_deliveries")).toEqual([{ n: 400 }]);
+  });
+});

@@ -100,7 +100,9 @@ export async function receiveWebhook(
     await recordDelivery(rawBody, undefined, "invalid", "body is not valid JSON");
     return result(400, "invalid_json");
   }
-  if (JSON.stringify(json).includes("\\u0000")) {
+  // Serialized once: checked here, stored as the delivery's payload below.
+  const payloadJson = JSON.stringify(json);
+  if (payloadJson.includes("\\u0000")) {
     // PostgreSQL cannot store NUL in text or jsonb; no legitimate event carries one.
     await recordDelivery(rawBody, undefined, "invalid", "body contains a NUL character");
     return result(400, "invalid_payload");
@@ -125,7 +127,7 @@ export async function receiveWebhook(
     dedupeKey: dedupeKeyFor(envelope, rawBody),
     installId: InstallIdSchema.safeParse(envelope.data.install_id).data ?? null,
     deliveredAt: envelope.delivered_at,
-    payloadJson: JSON.stringify(json),
+    payloadJson,
   };
 
   // The common case: one statement, one round trip.

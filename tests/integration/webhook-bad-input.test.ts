@@ -3,6 +3,7 @@
 // may change anything. Then duplicates: 2,000 concurrent copies of one delivery have one effect.
 import { createHmac, randomUUID } from "node:crypto";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { postAtOnce } from "../helpers/burst";
 import { closeSql, resetWorld, sql, stack } from "../helpers/stack";
 
 const HEADER = "X-Volt-Signature";
@@ -132,7 +133,7 @@ describe("bad webhook deliveries", () => {
 describe("duplicates and replays", () => {
   it("2,000 concurrent copies of one delivery have exactly one effect", { timeout: 120_000 }, async () => {
     const body = JSON.stringify(envelope());
-    const statuses = await Promise.all(Array.from({ length: 2000 }, () => deliver({ body, headers: { [HEADER]: sign(body) } }).then((r) => r.status)));
+    const statuses = await postAtOnce(Array.from({ length: 2000 }, () => ({ url: `${stack.appUrl}/api/webhooks`, body, headers: { [HEADER]: sign(body) } })));
     expect(statuses.filter((s) => s !== 200)).toEqual([]);
     expect(await sql("SELECT install_id FROM installs")).toEqual([{ install_id: 7001 }]);
     expect(await sql("SELECT id FROM install_events")).toHaveLength(1);

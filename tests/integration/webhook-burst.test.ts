@@ -4,24 +4,15 @@
 import { createHmac } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { postAtOnce } from "../helpers/burst";
 import { closeSql, control, installViaPortal, resetWorld, sql, stack } from "../helpers/stack";
 
 const sign = (body: string) => `sha256=${createHmac("sha256", stack.webhookSecret).update(body).digest("hex")}`;
 const now = () => Math.floor(Date.now() / 1000);
 
-/** Sends every body at once (fetch's default agent opens a connection for each, as a burst arrives). */
-async function sendAtOnce(bodies: string[]): Promise<number[]> {
-  return Promise.all(
-    bodies.map(async (body) => {
-      const response = await fetch(`${stack.appUrl}/api/webhooks`, {
-        method: "POST",
-        headers: { "Content-Type": "application/json", "X-Volt-Signature": sign(body) },
-        body,
-      });
-      await response.arrayBuffer();
-      return response.status;
-    }),
-  );
+/** Sends every signed body at once to the app's webhook route. */
+function sendAtOnce(bodies: string[]): Promise<number[]> {
+  return postAtOnce(bodies.map((body) => ({ url: `${stack.appUrl}/api/webhooks`, body, headers: { "X-Volt-Signature": sign(body) } })));
 }
 
 const tally = (statuses: number[]) => statuses.reduce<Record<number, number>>((counts, s) => ({ ...counts, [s]: (counts[s] ?? 0) + 1 }), {});

@@ -46,7 +46,8 @@ const installRecordedDetail = (installId: number) => `install ${installId} recor
 // spans: data-modifying CTEs run as one implicit transaction, so the delivery row and its effect
 // commit together or not at all.
 //   - `serialized` takes the same advisory lock as recordInstall (for the statement's transaction),
-//     so the redirect_uri's transaction for the same operator runs wholly before or after it;
+//     so the redirect_uri's transaction for the same operator runs wholly before or after it; a
+//     copy of a delivery already recorded takes no lock (a flood of copies does not queue on it);
 //   - `fresh` checks the state. The statement's snapshot predates the lock wait, so a row committed
 //     meanwhile is not seen here; the unique indexes (install_id, one live install per operator)
 //     see it, and the statement fails as a whole with 23505: the caller then takes the full path;
@@ -57,6 +58,7 @@ const installRecordedDetail = (installId: number) => `install ${installId} recor
 const RECORD_INSTALL_CREATED = `
 WITH serialized AS (
     SELECT pg_advisory_xact_lock(hashtext($1))
+    WHERE NOT EXISTS (SELECT FROM webhook_deliveries WHERE dedupe_key = $6)
 ), fresh AS (
     SELECT FROM serialized
     WHERE NOT EXISTS (SELECT FROM installs WHERE install_id = $2)

@@ -8,8 +8,10 @@
 // query queued behind it would still run (and record the delivery) after the app answered 503.
 // pg-pool can: the waiter gives up, and the connection, when it comes, goes back unused.
 import "server-only";
+import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { env } from "@/lib/env";
+import { createPrismaClient, type Db } from "./client";
 
 /** No connection became free before the delivery's deadline: nothing was sent to the database. */
 export class ConnectionDeadlineError extends Error {
@@ -37,11 +39,22 @@ function createPool(): pg.Pool {
 }
 
 // In development Next.js reloads modules; keep one pool across reloads.
-const globalForPool = globalThis as unknown as { partnerAppIngestPool?: pg.Pool };
+const globalForPool = globalThis as unknown as { partnerAppIngestPool?: pg.Pool; partnerAppIngestDb?: Db };
 
 export function ingestPool(): pg.Pool {
   globalForPool.partnerAppIngestPool ??= createPool();
   return globalForPool.partnerAppIngestPool;
+}
+
+/**
+ * Prisma over the same pool, for the ingest's full transaction (lib/webhooks/receive.ts). Its wait
+ * is bounded by the transaction's maxWait, which the caller sets to what is left of the delivery's
+ * deadline: Prisma then stops waiting, and rolls back and returns a connection that comes later
+ * without running the transaction's body.
+ */
+export function ingestDb(): Db {
+  globalForPool.partnerAppIngestDb ??= createPrismaClient(new PrismaPg(ingestPool()));
+  return globalForPool.partnerAppIngestDb;
 }
 
 /**

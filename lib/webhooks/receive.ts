@@ -16,8 +16,8 @@ import "server-only";
 import { createHash } from "node:crypto";
 import type pg from "pg";
 import { db, type Tx } from "@/lib/db/client";
-import { ConnectionDeadlineError, withConnectionBefore } from "@/lib/db/ingest-pool";
-import type { Prisma } from "@/lib/db/generated/client";
+import { ConnectionDeadlineError, ingestDb, withConnectionBefore } from "@/lib/db/ingest-pool";
+import { Prisma } from "@/lib/db/generated/client";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/log";
 import { InstallIdSchema, WebhookEnvelopeSchema, type WebhookEnvelope } from "./envelope";
@@ -58,8 +58,8 @@ const FAST_PATHS: Record<string, FastPath> = {
   "install.created": recordInstallCreatedAtOnce,
 };
 
-/** The full transaction may wait for a connection up to the delivery's deadline, at most this. */
-const TRANSACTION_LIMITS = { maxWait: 6_000, timeout: 8_000 };
+/** The full transaction's own limit, once started (its wait for a connection ends at the deadline). */
+const TRANSACTION_LIMITS = { timeout: 8_000 };
 
 export type ReceiveOptions = {
   /** When the request arrived (epoch ms): the recording deadline counts from here. Default: now. */
@@ -145,10 +145,11 @@ export async function receiveWebhook(
     }
   }
 
-  const maxWait = Math.min(TRANSACTION_LIMITS.maxWait, deadline - Date.now());
+  // The full transaction, on the ingest's pool too, waiting for a connection only until the deadline.
+  const maxWait = deadline - Date.now();
   if (maxWait <= 0) throw new ConnectionDeadlineError(0);
   try {
-    const outcome = await db().$transaction(async (tx) => {
+    const outcome = await ingestDb().$transaction(async (tx) => {
       // Recorded first, under its unique key: a concurrent or later copy inserts nothing (ON
       // CONFLICT DO NOTHING waits for this transaction) and is answered as a duplicate.
       const { dedupeKey } = delivery;
@@ -172,6 +173,10 @@ export async function receiveWebhook(
     logger.info({ type: envelope.type, outcome: outcome.outcome }, "webhook received");
     return { ...result(200, outcome.outcome), followUp: "followUp" in outcome ? outcome.followUp : undefined };
   } catch (error) {
+    // Prisma stopped waiting for a connection at maxWait (the deadline): nothing ran.
+    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2028" && error.message.includes("Unable to start a transaction")) {
+      throw new ConnectionDeadlineError(maxWait);
+    }
     if (error instanceof WebhookPayloadError) {
       await recordDelivery(rawBody, envelope, "invalid", error.message);
       return result(400, "invalid_payload", error.message);

@@ -6,8 +6,11 @@ import { request } from "node:http";
 
 export type BurstRequest = { url: string; body: string; headers: Record<string, string> };
 
-/** POSTs every request at once and resolves, once every one has ended, with each status (0: no answer). */
-export async function postAtOnce(requests: BurstRequest[]): Promise<number[]> {
+/**
+ * POSTs every request at once and resolves, once every one has ended, with each HTTP status, or
+ * for a request that got no answer its error code (e.g. "ECONNRESET"), so a failure says why.
+ */
+export async function postAtOnce(requests: BurstRequest[]): Promise<(number | string)[]> {
   const settled = await Promise.allSettled(
     requests.map(
       ({ url, body, headers }) =>
@@ -24,5 +27,7 @@ export async function postAtOnce(requests: BurstRequest[]): Promise<number[]> {
   );
   // Every request has ended (answered or failed) before a test looks at the database, so no
   // straggler from this burst can land in the next test's world.
-  return settled.map((outcome) => (outcome.status === "fulfilled" ? outcome.value : 0));
+  return settled.map((outcome) =>
+    outcome.status === "fulfilled" ? outcome.value : String((outcome.reason as NodeJS.ErrnoException).code ?? (outcome.reason as Error).message),
+  );
 }

@@ -11,11 +11,11 @@ const sign = (body: string) => `sha256=${createHmac("sha256", stack.webhookSecre
 const now = () => Math.floor(Date.now() / 1000);
 
 /** Sends every signed body at once to the app's webhook route. */
-function sendAtOnce(bodies: string[]): Promise<number[]> {
+function sendAtOnce(bodies: string[]): Promise<(number | string)[]> {
   return postAtOnce(bodies.map((body) => ({ url: `${stack.appUrl}/api/webhooks`, body, headers: { "X-Volt-Signature": sign(body) } })));
 }
 
-const tally = (statuses: number[]) => statuses.reduce<Record<number, number>>((counts, s) => ({ ...counts, [s]: (counts[s] ?? 0) + 1 }), {});
+const tally = (statuses: (number | string)[]) => statuses.reduce<Record<string, number>>((counts, s) => ({ ...counts, [s]: (counts[s] ?? 0) + 1 }), {});
 
 beforeEach(resetWorld);
 afterAll(closeSql);

@@ -115,6 +115,27 @@ const EnvSchema = z.object({
     .min(100)
     .max(9_000, "keep it well inside the service's 10-second deadline (contract §6)")
     .default(5_000),
+  /**
+   * contract §6: the service gives up after 10 s and never retries. A delivery not recorded this
+   * long after it arrived (body read included) is answered 503 with nothing recorded, so the answer
+   * still reaches the service inside its deadline and is logged there as a failure to replay.
+   */
+  WEBHOOK_RECORD_DEADLINE_MS: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .max(9_500, "keep it inside the service's 10-second deadline (contract §6)")
+    .default(8_500),
+  /**
+   * Connections of the webhook ingest's own pool (lib/db/ingest-pool.ts), on top of
+   * DATABASE_POOL_SIZE: a burst of deliveries queues for these and never for the pages' connections.
+   */
+  WEBHOOK_DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(4),
+  /**
+   * `npm run bench` only: turns on /api/bench/empty, an empty route handler the bench measures as
+   * the framework's own cost. Off (the default) it answers 404, so production never serves it.
+   */
+  BENCH_EMPTY_ROUTE: z.enum(["on", "off"]).default("off"),
   /** Where operators install the app (the service's operator portal). Shown as a link only. */
   OPERATOR_PORTAL_URL: urlString.optional(),
   /**

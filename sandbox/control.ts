@@ -56,6 +56,7 @@ const deliveriesQuerySchema = z.object({
   event_type: z.enum(WEBHOOK_EVENT_TYPES).optional(),
 });
 const deliveryIdParamSchema = z.object({ id: z.string().regex(/^whd_[A-Za-z0-9_-]{1,64}$/) });
+const replayManySchema = z.object({ ids: z.array(deliveryIdParamSchema.shape.id).min(1).max(1000) }).strict();
 const scopesBodySchema = z.object({ scopes: z.array(z.string().regex(SCOPE_PATTERN, "each scope must look like <resource> or <resource>:read|write|delete")).min(1).max(30) }).strict();
 const rotateSecretSchema = z.object({ client_secret: z.string().min(16).max(200).optional() }).strict();
 const idParamSchema = z.object({ id: z.coerce.number().int().positive() });
@@ -258,6 +259,23 @@ export function controlRoutes(ctx: SandboxContext): Hono {
     const result = await ctx.webhooks.replay(params.data.id);
     if (!result) return c.json({ error: "unknown delivery id (only the newest 1,000 deliveries are kept)" }, 404);
     return c.json(deliveryResultView(result));
+  });
+
+  // Contract §5.7/§6: replaying many deliveries on request sends them as a burst. The sandbox sends
+  // them all at once (every POST in flight together), the hardest way a backlog can arrive.
+  app.post("/deliveries/replay", async (c) => {
+    const body = replayManySchema.safeParse(await readJson(c));
+    if (!body.success) return bad(c, 'Expected {"ids": ["whd_…", …]} with 1 to 1,000 delivery ids');
+    const unknown = body.data.ids.filter((id) => !ctx.store.findDelivery(id));
+    if (unknown.length > 0) return c.json({ error: "unknown delivery ids (only the newest 1,000 deliveries are kept); nothing was sent", unknown }, 404);
+    const results = await Promise.all(body.data.ids.map((id) => ctx.webhooks.replay(id)));
+    const statuses: Record<string, number> = {};
+    for (const attempt of results.flatMap((r) => r?.attempts ?? [])) {
+      const key = attempt.status === null ? "no_answer" : String(attempt.status);
+      statuses[key] = (statuses[key] ?? 0) + 1;
+    }
+    const delivered = results.filter((r) => r?.ok).length;
+    return c.json({ replayed: results.length, delivered, failed: results.length - delivered, statuses });
   });
 
   app.get("/webhook-modes", (c) => c.json({ modes: ctx.webhooks.modes.list() }));

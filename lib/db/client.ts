@@ -8,12 +8,18 @@ import { env } from "@/lib/env";
 import { PrismaClient } from "./generated/client";
 
 function createClient() {
-  const adapter = new PrismaPg({
-    connectionString: env().DATABASE_URL,
-    max: env().DATABASE_POOL_SIZE,
-    // Fail fast when the database is unreachable instead of hanging a request.
-    connectionTimeoutMillis: 5_000,
-  });
+  return createPrismaClient(
+    new PrismaPg({
+      connectionString: env().DATABASE_URL,
+      max: env().DATABASE_POOL_SIZE,
+      // Fail fast when the database is unreachable instead of hanging a request.
+      connectionTimeoutMillis: 5_000,
+    }),
+  );
+}
+
+/** A Prisma client over the given adapter, with the app's defaults (also lib/db/ingest-pool.ts). */
+export function createPrismaClient(adapter: PrismaPg) {
   return new PrismaClient({
     adapter,
     omit: { tokenGrant: { accessTokenEncrypted: true, refreshTokenEncrypted: true } },

@@ -31,7 +31,15 @@ export class InstallConflictError extends Error {
   }
 }
 
-const LIVE = ["ACTIVE", "NEEDS_REAUTH", "REINSTALL_NEEDED"] as const;
+export const LIVE = ["ACTIVE", "NEEDS_REAUTH", "REINSTALL_NEEDED"] as const;
+
+/**
+ * The advisory lock that serializes every writer of one operator's installs (the redirect_uri, the
+ * webhooks, and the webhook's one-statement path in lib/webhooks/handlers/install-created.ts).
+ */
+export function installLockKey(clientId: string, operatorId: string): string {
+  return `install:${clientId}:${operatorId}`;
+}
 
 function learned(facts: InstallFacts, row: { installId: number | null; consumerKey: string | null }) {
   return {
@@ -48,7 +56,7 @@ function learned(facts: InstallFacts, row: { installId: number | null; consumerK
  */
 export async function recordInstall(tx: Tx, facts: InstallFacts, cause: TransitionCause): Promise<{ id: string; created: boolean }> {
   // Serialize writers for one operator (callback and webhook may race) for this transaction.
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`install:${facts.clientId}:${facts.operatorId}`}))`;
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${installLockKey(facts.clientId, facts.operatorId)}))`;
 
   const known = facts.installId !== null ? await tx.install.findUnique({ where: { installId: facts.installId } }) : null;
   if (known) {

@@ -7,16 +7,23 @@
 //      duplicate or a replay has no second effect;
 //   6. the handler for its event type (one file per event in ./handlers).
 // Each outcome is a status code and a small JSON body with no secret in it.
+//
+// Step 5 and 6 take one round trip to the database in the common case: a handler may have a
+// one-statement version for the states it can decide alone (FAST_PATHS), run on the ingest's own
+// pool; any other state goes through the full transaction. A delivery that cannot be recorded
+// before its deadline (WEBHOOK_RECORD_DEADLINE_MS after arrival) is refused with nothing recorded.
 import "server-only";
 import { createHash } from "node:crypto";
+import type pg from "pg";
 import { db, type Tx } from "@/lib/db/client";
-import type { Prisma } from "@/lib/db/generated/client";
+import { ConnectionDeadlineError, ingestDb, withConnectionBefore } from "@/lib/db/ingest-pool";
+import { Prisma } from "@/lib/db/generated/client";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/log";
 import { InstallIdSchema, WebhookEnvelopeSchema, type WebhookEnvelope } from "./envelope";
 import { WebhookPayloadError } from "./errors";
 import { handleInstallConfigUpdated } from "./handlers/install-config-updated";
-import { handleInstallCreated } from "./handlers/install-created";
+import { handleInstallCreated, recordInstallCreatedAtOnce } from "./handlers/install-created";
 import { handleInstallRevoked } from "./handlers/install-revoked";
 import { verifyWebhookSignature } from "./signature";
 
@@ -37,9 +44,29 @@ const HANDLERS: Record<string, Handler> = {
   "install.config.updated": handleInstallConfigUpdated,
 };
 
-// Under a burst, wait for a database connection rather than fail fast, but answer well inside the
-// service's 10-second deadline (contract §6).
-const TRANSACTION_LIMITS = { maxWait: 6_000, timeout: 8_000 };
+/** Anything a single statement can be sent on (a pooled connection). */
+export type Queryable = Pick<pg.ClientBase, "query">;
+/** The delivery row as the one-statement paths write it (the full path writes the same columns). */
+export type DeliveryRecord = { dedupeKey: string; installId: number | null; deliveredAt: Date; payloadJson: string };
+/** "full": this state needs the full transaction; the statement recorded nothing. */
+export type FastPathOutcome = "processed" | "ignored" | "duplicate" | "full";
+type FastPath = (client: Queryable, delivery: DeliveryRecord, envelope: WebhookEnvelope) => Promise<FastPathOutcome>;
+
+// One-statement versions of handlers, for the states they can decide alone. install.revoked and
+// install.config.updated come once per install or per change; their full transaction is kept.
+const FAST_PATHS: Record<string, FastPath> = {
+  "install.created": recordInstallCreatedAtOnce,
+};
+
+/** The full transaction's own limit, once started (its wait for a connection ends at the deadline). */
+const TRANSACTION_LIMITS = { timeout: 8_000 };
+
+export type ReceiveOptions = {
+  /** When the request arrived (epoch ms): the recording deadline counts from here. Default: now. */
+  arrivedAt?: number;
+  /** Skip the one-statement paths (tests prove both paths reach the same state). */
+  fullPathOnly?: boolean;
+};
 
 function result(status: number, outcome: string, detail?: string): WebhookResult {
   return { status, body: detail ? { status: outcome, detail } : { status: outcome } };
@@ -51,8 +78,14 @@ function dedupeKeyFor(envelope: WebhookEnvelope | undefined, rawBody: Uint8Array
   return `sha256:${createHash("sha256").update(rawBody).digest("hex")}`;
 }
 
-export async function receiveWebhook(rawBody: Uint8Array, signatureHeader: string | null, now = new Date()): Promise<WebhookResult> {
+export async function receiveWebhook(
+  rawBody: Uint8Array,
+  signatureHeader: string | null,
+  now = new Date(),
+  options: ReceiveOptions = {},
+): Promise<WebhookResult> {
   const config = env();
+  const deadline = (options.arrivedAt ?? Date.now()) + config.WEBHOOK_RECORD_DEADLINE_MS;
   const secrets = [config.WEBHOOK_SECRET, config.WEBHOOK_PREVIOUS_SECRET].filter((s): s is string => !!s);
   if (!verifyWebhookSignature(rawBody, signatureHeader, secrets)) {
     logger.warn({ bytes: rawBody.byteLength, hasHeader: signatureHeader !== null }, "webhook signature rejected");
@@ -67,7 +100,9 @@ export async function receiveWebhook(rawBody: Uint8Array, signatureHeader: strin
     await recordDelivery(rawBody, undefined, "invalid", "body is not valid JSON");
     return result(400, "invalid_json");
   }
-  if (JSON.stringify(json).includes("\\u0000")) {
+  // Serialized once: checked here, stored as the delivery's payload below.
+  const payloadJson = JSON.stringify(json);
+  if (payloadJson.includes("\\u0000")) {
     // PostgreSQL cannot store NUL in text or jsonb; no legitimate event carries one.
     await recordDelivery(rawBody, undefined, "invalid", "body contains a NUL character");
     return result(400, "invalid_payload");
@@ -88,17 +123,42 @@ export async function receiveWebhook(rawBody: Uint8Array, signatureHeader: strin
   }
 
   const handler = HANDLERS[envelope.type];
+  const delivery: DeliveryRecord = {
+    dedupeKey: dedupeKeyFor(envelope, rawBody),
+    installId: InstallIdSchema.safeParse(envelope.data.install_id).data ?? null,
+    deliveredAt: envelope.delivered_at,
+    payloadJson,
+  };
+
+  // The common case: one statement, one round trip.
+  const fastPath = handler ? FAST_PATHS[envelope.type] : recordIgnoredAtOnce;
+  if (fastPath && !options.fullPathOnly) {
+    const outcome = await withConnectionBefore(deadline, (client) => fastPath(client, delivery, envelope)).catch((error: unknown) => {
+      // A row committed while the statement waited for its lock: the statement was rolled back
+      // whole, and the state it met is the full path's to decide.
+      if (isUniqueViolation(error)) return "full" as const;
+      throw error;
+    });
+    if (outcome !== "full") {
+      logger.info({ type: envelope.type, outcome }, "webhook received");
+      return result(200, outcome);
+    }
+  }
+
+  // The full transaction, on the ingest's pool too, waiting for a connection only until the deadline.
+  const maxWait = deadline - Date.now();
+  if (maxWait <= 0) throw new ConnectionDeadlineError(0);
   try {
-    const outcome = await db().$transaction(async (tx) => {
+    const outcome = await ingestDb().$transaction(async (tx) => {
       // Recorded first, under its unique key: a concurrent or later copy inserts nothing (ON
       // CONFLICT DO NOTHING waits for this transaction) and is answered as a duplicate.
-      const dedupeKey = dedupeKeyFor(envelope, rawBody);
+      const { dedupeKey } = delivery;
       const { count } = await tx.webhookDelivery.createMany({
         data: {
           dedupeKey,
           eventType: envelope.type,
-          installId: InstallIdSchema.safeParse(envelope.data.install_id).data ?? null,
-          deliveredAt: envelope.delivered_at,
+          installId: delivery.installId,
+          deliveredAt: delivery.deliveredAt,
           outcome: handler ? "processed" : "ignored",
           payload: json as Prisma.InputJsonValue,
         },
@@ -109,10 +169,14 @@ export async function receiveWebhook(rawBody: Uint8Array, signatureHeader: strin
       const handled = await handler(tx, envelope);
       await tx.webhookDelivery.update({ where: { dedupeKey }, data: { detail: handled.detail } });
       return { outcome: "processed", followUp: handled.followUp };
-    }, TRANSACTION_LIMITS);
+    }, { ...TRANSACTION_LIMITS, maxWait });
     logger.info({ type: envelope.type, outcome: outcome.outcome }, "webhook received");
     return { ...result(200, outcome.outcome), followUp: "followUp" in outcome ? outcome.followUp : undefined };
   } catch (error) {
+    // Prisma stopped waiting for a connection at maxWait (the deadline): nothing ran.
+    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2028" && error.message.includes("Unable to start a transaction")) {
+      throw new ConnectionDeadlineError(maxWait);
+    }
     if (error instanceof WebhookPayloadError) {
       await recordDelivery(rawBody, envelope, "invalid", error.message);
       return result(400, "invalid_payload", error.message);
@@ -133,4 +197,20 @@ async function recordDelivery(rawBody: Uint8Array, envelope: WebhookEnvelope | u
     },
     skipDuplicates: true,
   });
+}
+
+/** An event type the app does not act on, recorded (for the audit trail) in one statement. */
+async function recordIgnoredAtOnce(client: Queryable, delivery: DeliveryRecord, envelope: WebhookEnvelope): Promise<FastPathOutcome> {
+  const { rowCount } = await client.query(
+    `INSERT INTO webhook_deliveries (id, dedupe_key, event_type, install_id, delivered_at, outcome, payload)
+     VALUES (gen_random_uuid(), $1, $2, $3, $4, 'ignored', $5::jsonb)
+     ON CONFLICT (dedupe_key) DO NOTHING`,
+    [delivery.dedupeKey, envelope.type, delivery.installId, delivery.deliveredAt, delivery.payloadJson],
+  );
+  return rowCount === 1 ? "ignored" : "duplicate";
+}
+
+/** PostgreSQL's unique_violation (SQLSTATE 23505). */
+function isUniqueViolation(error: unknown): boolean {
+  return typeof error === "object" && error !== null && "code" in error && error.code === "23505";
 }

@@ -193,6 +193,31 @@ describe("replay (the service operator's action, on request)", () => {
     expect((await controlRaw(env, "POST", "/deliveries/whd_unknown/replay")).status).toBe(404);
   });
 
+  it("many deliveries replayed on request are sent all at once, as a burst", async () => {
+    for (const operatorId of [1001, 1002, 1003]) await installAndRedeem(env, operatorId);
+    const ids = (await deliveries()).map((d) => String(d.detail.delivery_id));
+    expect(ids).toHaveLength(3);
+    env.webhooks.respondWith.delayMs = 400; // each answer takes 400 ms: one after another would take 1.2 s
+    const started = Date.now();
+    const result = await control(env, "POST", "/deliveries/replay", { ids });
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(result).toEqual({ replayed: 3, delivered: 3, failed: 0, statuses: { "204": 3 } });
+    expect(receivedEnvelopes(env).slice(3).map((w) => w.id).sort()).toEqual([...ids].sort());
+    expect((await deliveries()).filter((d) => d.detail.kind === "replay")).toHaveLength(3);
+  });
+
+  it("a burst replay with an unknown id sends nothing; a malformed request is a 400", async () => {
+    await installAndRedeem(env, 1001);
+    const id = String((await deliveries())[0]?.detail.delivery_id);
+    const unknown = await controlRaw(env, "POST", "/deliveries/replay", { ids: [id, "whd_unknown"] });
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toMatchObject({ unknown: ["whd_unknown"] });
+    expect(env.webhooks.received).toHaveLength(1);
+    for (const body of [{}, { ids: [] }, { ids: ["not-a-delivery-id"] }, { ids: [id], extra: true }]) {
+      expect((await controlRaw(env, "POST", "/deliveries/replay", body)).status).toBe(400);
+    }
+  });
+
   it("the page's Replay button replays and comes back to the log", async () => {
     await installAndRedeem(env, 1001);
     const id = String((await deliveries())[0]?.detail.delivery_id);

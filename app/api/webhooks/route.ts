@@ -1,6 +1,7 @@
 // POST /api/webhooks: install lifecycle webhooks (contract §6). The raw bytes are verified before
 // anything parses them; lib/webhooks/receive.ts does the work. Other methods get 405 from Next.js.
 import { after, NextResponse } from "next/server";
+import { ConnectionDeadlineError } from "@/lib/db/ingest-pool";
 import { env } from "@/lib/env";
 import { BodyTimeoutError, BodyTooLargeError, readBodyWithLimit } from "@/lib/http/read-body";
 import { logger } from "@/lib/log";
@@ -10,6 +11,8 @@ import { WEBHOOK_SIGNATURE_HEADER } from "@/lib/webhooks/signature";
 export const dynamic = "force-dynamic";
 
 export async function POST(request: Request): Promise<NextResponse> {
+  // contract §6: the service waits 10 s for the answer; the recording deadline counts from here.
+  const arrivedAt = Date.now();
   let rawBody: Uint8Array;
   try {
     const { WEBHOOK_MAX_BODY_BYTES, WEBHOOK_READ_TIMEOUT_MS } = env();
@@ -25,11 +28,17 @@ export async function POST(request: Request): Promise<NextResponse> {
     return NextResponse.json({ status: "unreadable_body" }, { status: 400 });
   }
   try {
-    const { status, body, followUp } = await receiveWebhook(rawBody, request.headers.get(WEBHOOK_SIGNATURE_HEADER));
+    const { status, body, followUp } = await receiveWebhook(rawBody, request.headers.get(WEBHOOK_SIGNATURE_HEADER), new Date(), { arrivedAt });
     // Recorded durably already; slower follow-up work runs after the response (contract §6: 10 s).
     if (followUp) after(() => followUp().catch((error: unknown) => logger.warn({ err: error }, "webhook follow-up failed")));
     return NextResponse.json(body, { status });
   } catch (error) {
+    if (error instanceof ConnectionDeadlineError) {
+      // A burst larger than the database can take in time: refuse inside the service's deadline,
+      // having recorded nothing; the service logs the failure, and a replay on request brings it.
+      logger.warn({ waitedMs: error.waitedMs }, "webhook not recorded before its deadline; answered 503");
+      return NextResponse.json({ status: "unavailable" }, { status: 503 });
+    }
     // Our own failure (e.g. the database is down): nothing was recorded, say so honestly.
     logger.error({ err: error }, "webhook could not be processed");
     return NextResponse.json({ status: "unavailable" }, { status: 503 });

@@ -1,0 +1,169 @@
+// The webhook ingest's two paths (lib/webhooks/receive.ts): the one-statement path for the common
+// case and the full transaction. The same scenarios run through both and must leave the same rows
+// and give the same answers; the common case must take one statement; and a delivery that cannot
+// get a connection before its deadline is refused with nothing recorded, then or later.
+//
+// These call receiveWebhook in this process (against the stack's database), so that the full path
+// can be chosen; every other webhook test goes through the running app.
+import { createHmac, randomUUID } from "node:crypto";
+import pg from "pg";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { closeSql, resetWorld, sql, stack } from "../helpers/stack";
+
+// Read by lib/env.ts when receive.ts first runs (below): a small pool and a short deadline, so the
+// deadline test can exhaust the one and pass the other in a second.
+process.env.WEBHOOK_DATABASE_POOL_SIZE = "1";
+process.env.WEBHOOK_RECORD_DEADLINE_MS = "1000";
+process.env.LOG_LEVEL = "silent";
+const { receiveWebhook } = await import("@/lib/webhooks/receive");
+const { recordInstallCreatedAtOnce } = await import("@/lib/webhooks/handlers/install-created");
+const { ConnectionDeadlineError, ingestPool } = await import("@/lib/db/ingest-pool");
+const { db } = await import("@/lib/db/client");
+
+const enc = (s: string) => new TextEncoder().encode(s);
+const sign = (body: string) => `sha256=${createHmac("sha256", stack.webhookSecret).update(body).digest("hex")}`;
+const now = () => Math.floor(Date.now() / 1000);
+
+type Delivery = { id?: string; type?: string; data: Record<string, unknown> };
+function body(d: Delivery): string {
+  return JSON.stringify({ id: d.id ?? `whd_${randomUUID()}`, type: d.type ?? "install.created", delivered_at: now(), data: d.data });
+}
+const created = (installId: number, operatorId = 1002, id?: string) => ({ id, data: { install_id: installId, operator_id: operatorId, slug: "harbor-ev" } });
+const revoked = (installId: number, operatorId = 1002) => ({ type: "install.revoked", data: { install_id: installId, operator_id: operatorId } });
+
+/** Everything the ingest writes, without ids and times (they differ by construction). */
+async function state() {
+  return {
+    installs: await sql(
+      `SELECT install_id, client_id, operator_id, slug, consumer_key, status, granted_scopes, config, revoked_at IS NOT NULL AS revoked
+       FROM installs ORDER BY install_id NULLS FIRST`,
+    ),
+    events: await sql(
+      `SELECT i.install_id, e.from_status, e.to_status, e.cause, e.detail
+       FROM install_events e JOIN installs i ON i.id = e.install_row_id ORDER BY i.install_id NULLS FIRST, e.occurred_at, e.to_status`,
+    ),
+    deliveries: await sql(
+      `SELECT dedupe_key, event_type, install_id, delivered_at, outcome, detail, payload FROM webhook_deliveries ORDER BY dedupe_key`,
+    ),
+  };
+}
+
+/** A live install the redirect_uri stored before the app learned its install_id (docs/spec-gaps.md A2). */
+async function liveInstallFromCallback(operatorId: number) {
+  await sql(
+    `INSERT INTO installs (id, client_id, operator_id, granted_scopes, status, updated_at)
+     VALUES (gen_random_uuid(), $1, $2, '{charge-points:read}', 'ACTIVE', now())`,
+    [process.env.OAUTH_CLIENT_ID, String(operatorId)],
+  );
+}
+
+type Step = Delivery | { setup: () => Promise<void> };
+const SCENARIOS: Record<string, Step[]> = {
+  "a first install.created": [created(9001)],
+  "the same delivery twice": [created(9001, 1002, "whd_same"), created(9001, 1002, "whd_same")],
+  "one install announced by two deliveries": [created(9001), created(9001)],
+  "install.revoked before install.created": [revoked(9001), created(9001)],
+  "a re-install supersedes the old install": [created(9001), created(9002)],
+  "a late install.created for an older install": [created(9002), created(9001)],
+  "install.created after the redirect_uri stored the install": [{ setup: () => liveInstallFromCallback(1002) }, created(9001)],
+  "install.created naming another operator's install_id": [created(9001, 1002), created(9001, 1003)],
+  "an unknown event type, twice": [
+    { id: "whd_renamed", type: "install.renamed", data: { install_id: 9001 } },
+    { id: "whd_renamed", type: "install.renamed", data: { install_id: 9001 } },
+  ],
+  "install.created without operator_id": [{ data: { install_id: 9001 } }],
+};
+
+/** Runs the steps (each delivery's bytes made once, so both runs send the very same bodies). */
+async function run(steps: (string | { setup: () => Promise<void> })[], fullPathOnly: boolean) {
+  const answers: unknown[] = [];
+  for (const step of steps) {
+    if (typeof step !== "string") {
+      await step.setup();
+      continue;
+    }
+    try {
+      const { status, body: answer } = await receiveWebhook(enc(step), sign(step), new Date(), { fullPathOnly });
+      answers.push({ status, answer });
+    } catch (error) {
+      answers.push({ error: (error as Error).name }); // the route answers 503
+    }
+  }
+  return { answers, ...(await state()) };
+}
+
+beforeEach(resetWorld);
+afterAll(async () => {
+  await closeSql();
+  await ingestPool().end();
+  await db().$disconnect();
+});
+
+describe("the one-statement path and the full transaction", () => {
+  for (const [name, steps] of Object.entries(SCENARIOS)) {
+    it(`leave the same rows and answers: ${name}`, async () => {
+      const bodies = steps.map((step) => ("setup" in step ? step : body(step)));
+      const fast = await run(bodies, false);
+      await resetWorld();
+      const full = await run(bodies, true);
+      expect(fast).toEqual(full);
+      expect(fast.deliveries.length).toBeGreaterThan(0);
+    });
+  }
+
+  it("the common case takes one statement", async () => {
+    const client = new pg.Client({ connectionString: stack.databaseUrl });
+    await client.connect();
+    try {
+      let statements = 0;
+      const counting = { query: (text: string, values: unknown[]) => (statements++, client.query(text, values)) } as unknown as pg.Client;
+      const raw = body(created(9001));
+      const envelope = JSON.parse(raw) as { delivered_at: number };
+      const delivery = { dedupeKey: "id:whd_one", installId: 9001, deliveredAt: new Date(envelope.delivered_at * 1000), payloadJson: raw };
+      const parsed = { id: "whd_one", type: "install.created", delivered_at: delivery.deliveredAt, data: { install_id: 9001, operator_id: 1002, slug: "harbor-ev" } };
+      expect(await recordInstallCreatedAtOnce(counting, delivery, parsed)).toBe("processed");
+      expect(await recordInstallCreatedAtOnce(counting, delivery, parsed)).toBe("duplicate");
+      expect(statements).toBe(2);
+      expect(await sql("SELECT install_id, status FROM installs")).toEqual([{ install_id: 9001, status: "ACTIVE" }]);
+      expect(await sql("SELECT to_status FROM install_events")).toEqual([{ to_status: "ACTIVE" }]);
+    } finally {
+      await client.end();
+    }
+  });
+});
+
+describe("a delivery that cannot get a connection before its deadline", () => {
+  it("is refused, and is not recorded when a connection frees up later", async () => {
+    // Operator 1002's lock (lib/installs/register.ts) held elsewhere: the first delivery holds the
+    // pool's only connection while it waits for it.
+    const holder = new pg.Client({ connectionString: stack.databaseUrl });
+    await holder.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`install:${process.env.OAUTH_CLIENT_ID}:1002`]);
+      const first = body(created(9001, 1002));
+      const blocked = receiveWebhook(enc(first), sign(first));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+
+      // Two more, one on each path (the full transaction waits on the same pool), both refused at
+      // their deadline.
+      const second = body(created(9002, 1003));
+      const third = body(created(9003, 1004));
+      const started = Date.now();
+      const refused = await Promise.allSettled([
+        receiveWebhook(enc(second), sign(second), new Date(), { arrivedAt: started }),
+        receiveWebhook(enc(third), sign(third), new Date(), { arrivedAt: started, fullPathOnly: true }),
+      ]);
+      expect(refused.map((r) => (r.status === "rejected" && r.reason instanceof ConnectionDeadlineError ? "refused" : r))).toEqual(["refused", "refused"]);
+      expect(Date.now() - started).toBeLessThan(1_500);
+
+      await holder.query("COMMIT"); // the first delivery goes through, and the pool's connection frees up
+      expect((await blocked).body).toEqual({ status: "processed" });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await sql("SELECT install_id FROM installs ORDER BY install_id")).toEqual([{ install_id: 9001 }]);
+      expect(await sql("SELECT install_id FROM webhook_deliveries ORDER BY install_id")).toEqual([{ install_id: 9001 }]);
+    } finally {
+      await holder.end();
+    }
+  });
+});

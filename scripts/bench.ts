@@ -77,7 +77,8 @@ const stack = await startStack({
     ...(OFFSET ? { NEXT_DIST_DIR: `.next-bench-${OFFSET}` } : {}),
   },
   dataDir: OFFSET ? `.data/bench-${OFFSET}` : ".data/bench",
-  databasePort: 54340 + OFFSET,
+  // Away from the test suites' ports (54330 + TEST_PORT_OFFSET), so a bench can run beside them.
+  databasePort: 54400 + OFFSET,
   fresh: true,
   appMode: "start",
   quiet: true,

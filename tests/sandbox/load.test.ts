@@ -62,7 +62,8 @@ describe("refreshes in flight (token statistics)", () => {
 });
 
 describe("SANDBOX_OPERATORS in the environment", () => {
-  const base = {
+  const base: NodeJS.ProcessEnv = {
+    NODE_ENV: "test",
     OAUTH_CLIENT_ID: "c",
     OAUTH_CLIENT_SECRET: "s",
     OAUTH_REDIRECT_URI: "http://localhost:3000/oauth/callback",

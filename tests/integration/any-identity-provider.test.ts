@@ -108,7 +108,10 @@ describe("refused codes without Hydra's prose", () => {
     for (let i = 0; i < 3; i++) {
       expect(failureReason(await visit(forgedCallback(`volt_ac_refused${i}`)))).toBe("code_refused");
     }
-    const logged = appLog().slice(logBefore).split("\n").filter((line) => line.includes("keeps refusing fresh authorization codes"));
+    // The app's log reaches the file through the test runner's pipe, a moment after the answer.
+    const alarmLines = () => appLog().slice(logBefore).split("\n").filter((line) => line.includes("keeps refusing fresh authorization codes"));
+    for (let waited = 0; alarmLines().length === 0 && waited < 5_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    const logged = alarmLines();
     expect(logged).toHaveLength(1); // on the third refusal, not before
     expect(logged[0]).toContain('"level":50');
 

@@ -157,6 +157,13 @@ const EnvSchema = z.object({
 
   /** Upper bound for every outbound call to the service. */
   HTTP_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /**
+   * Token refreshes of different installs at once per process (lib/oauth/refresh-lock.ts): size it to
+   * what the identity provider can take. Each running refresh holds one connection of its own (for
+   * the install's lock), on top of DATABASE_POOL_SIZE, only while refreshes run. 25 serves 50
+   * installs expiring together in two rounds of the identity provider's latency.
+   */
+  REFRESH_CONCURRENCY: z.coerce.number().int().min(1).max(200).default(25),
 
   // ----- sign-in, sessions and abuse limits (docs/security.md) -----
   /**

@@ -37,6 +37,7 @@ const envSchema = z.object({
   SANDBOX_DATA_DIR: z.string().min(1).default(".data/sandbox"),
   SANDBOX_REFRESH_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
   SANDBOX_RATE_LIMIT: z.coerce.number().int().min(1).default(1000),
+  SANDBOX_OPERATORS: z.coerce.number().int().min(3, "the three seeded operators are always there").max(200).default(3),
   OAUTH_CLIENT_ID: z.string().min(1),
   OAUTH_CLIENT_SECRET: z.string().min(1),
   OAUTH_REDIRECT_URI: httpsOrLoopbackUrlSchema,
@@ -81,6 +82,8 @@ export interface SandboxConfig {
   /** Artificial delay while a refresh holds its in-flight marker, so tests can provoke concurrent refreshes. */
   refreshDelayMs: number;
   rateLimit: { limit: number; windowSeconds: number };
+  /** How many operators the seed has (absent: 3): the three in the README, then plain extra ones (decision 34). */
+  operatorCount?: number;
 }
 
 export class ConfigError extends Error {}
@@ -114,6 +117,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     webhook: { url: e.WEBHOOK_URL, secret: e.WEBHOOK_SECRET, timeoutMs: 10_000 },
     refreshDelayMs: e.SANDBOX_REFRESH_DELAY_MS,
     rateLimit: { limit: e.SANDBOX_RATE_LIMIT, windowSeconds: 60 },
+    operatorCount: e.SANDBOX_OPERATORS,
   };
 }
 

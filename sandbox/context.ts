@@ -20,6 +20,8 @@ export interface SandboxContext {
   log(line: string): void;
   /** Hashes of refresh tokens being rotated right now (never persisted): fosite's serialization failure. */
   refreshesInFlight: Set<string>;
+  /** The most refreshes in flight at once since the last reset (token statistics; in memory only). */
+  refreshesInFlightPeak: { value: number };
   /** Armed token-endpoint faults (in memory only). */
   faults: TokenEndpointFaults;
   /** Fixed-window rate-limit counters per install, on the sandbox clock (not persisted). */

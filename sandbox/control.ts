@@ -169,6 +169,7 @@ export function controlRoutes(ctx: SandboxContext): Hono {
     ctx.clock.setOffset(0);
     ctx.rateWindows.clear();
     ctx.refreshesInFlight.clear();
+    ctx.refreshesInFlightPeak.value = 0;
     ctx.faults.clear();
     ctx.webhooks.modes.clear();
     ctx.consumerInstallId.include = true;
@@ -316,6 +317,9 @@ export function controlRoutes(ctx: SandboxContext): Hono {
       chains_revoked: per.filter((s) => s.chain_revoked).length,
       active_access_tokens: sum((s) => s.active_access_tokens),
       unattributed_calls: ctx.store.state.unattributedTokenCalls,
+      // How hard the app leans on the identity provider: refreshes being processed now, and the most at once.
+      refreshes_in_flight: ctx.refreshesInFlight.size,
+      max_refreshes_in_flight: ctx.refreshesInFlightPeak.value,
     });
   });
 

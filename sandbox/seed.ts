@@ -314,8 +314,35 @@ function buildOperator(blueprint: OperatorBlueprint, random: () => number, index
   return { operator, teams, chargePoints, charges };
 }
 
-/** Builds the whole seed; the same seed always yields byte-identical data. */
-export function buildSeed(seed = 0x5eed_2025): SeedData {
+/**
+ * Operator 1000 + n beyond the three above (SANDBOX_OPERATORS, README decision 34): a small, plain
+ * operator, so a load test can install the app for as many operators as it needs (one live install
+ * per operator). Built after the three, so theirs stay byte-identical whatever the count.
+ */
+function extraBlueprint(n: number): OperatorBlueprint {
+  const like = BLUEPRINTS[n % BLUEPRINTS.length]!;
+  return {
+    id: 1000 + n,
+    name: `Extra Operator ${n}`,
+    slug: `extra-operator-${n}`,
+    code: `X${String(n).padStart(2, "0")}`,
+    currency: like.currency,
+    pricePerKwh: like.pricePerKwh,
+    chargePointCount: 3,
+    chargeCount: 2,
+    teams: [{ name: `Extra Operator ${n} Operations`, type: "operator" }],
+    cities: like.cities.slice(0, 1),
+    sitePrefixes: ["Depot"],
+  };
+}
+
+/** The number of operators when SANDBOX_OPERATORS is not set: the three above. */
+export const SEEDED_OPERATORS = BLUEPRINTS.length;
+
+/** Builds the whole seed; the same seed and count always yield byte-identical data. */
+export function buildSeed(seed = 0x5eed_2025, operatorCount = SEEDED_OPERATORS): SeedData {
   const random = createPrng(seed);
-  return { operators: BLUEPRINTS.map((blueprint, index) => buildOperator(blueprint, random, index)) };
+  const blueprints = [...BLUEPRINTS];
+  for (let n = BLUEPRINTS.length + 1; n <= operatorCount; n += 1) blueprints.push(extraBlueprint(n));
+  return { operators: blueprints.map((blueprint, index) => buildOperator(blueprint, random, index)) };
 }

@@ -13,13 +13,13 @@ import { startStack } from "./lib/stack";
 import { openToken, sealToken } from "../lib/oauth/token-crypto";
 import { computeWebhookSignature, verifyWebhookSignature } from "../lib/webhooks/signature";
 import { resultOf, runAppWorker } from "../tests/helpers/app-process";
-import { approveInPortal, closeSql, control, expireAccessToken, sql } from "../tests/helpers/stack";
+import { approveInPortal, closeSql, control, expireAccessToken, installViaPortal, sql } from "../tests/helpers/stack";
 import { signInStaffWithFetch } from "../tests/helpers/staff-sign-in";
 
-// `npm run bench -- stampede ingest` runs only the sections named (primitives, stampede, ingest,
+// `npm run bench -- stampede ingest` runs only the sections named (primitives, stampede, storm, ingest,
 // sign-in); the portal walk, the redirect_uri and the dashboard always run, since the others use the
 // install they make. BENCH_PORT_OFFSET runs a second bench beside a first one (other ports and folders).
-const SECTIONS = ["primitives", "stampede", "ingest", "sign-in"];
+const SECTIONS = ["primitives", "stampede", "storm", "ingest", "sign-in"];
 const chosen = process.argv.slice(2);
 const unknown = chosen.filter((name) => !SECTIONS.includes(name));
 if (unknown.length > 0) {
@@ -28,6 +28,15 @@ if (unknown.length > 0) {
 }
 const runs = (section: string) => chosen.length === 0 || chosen.includes(section);
 const OFFSET = Number(process.env.BENCH_PORT_OFFSET ?? 0);
+/** The refresh storm: installs whose access tokens expire together, and the dashboards each one asks for at once. */
+const STORM_INSTALLS = 50;
+const STORM_PAGES_PER_INSTALL = 4;
+/** The identity provider's latency during the storm (BENCH_IDP_LATENCY_MS, default 1 s). */
+const STORM_IDP_LATENCY_MS = Number(process.env.BENCH_IDP_LATENCY_MS ?? 1_000);
+if (!Number.isInteger(STORM_IDP_LATENCY_MS) || STORM_IDP_LATENCY_MS < 0 || STORM_IDP_LATENCY_MS > 120_000) {
+  console.error("bench: BENCH_IDP_LATENCY_MS must be a whole number of milliseconds from 0 to 120000");
+  process.exit(2);
+}
 
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
@@ -74,6 +83,9 @@ const stack = await startStack({
     CALLBACK_REQUESTS_PER_MINUTE: "10000",
     // The ingest section's baseline (b): an empty route handler in the same build (404 unless on).
     BENCH_EMPTY_ROUTE: "on",
+    // The refresh storm needs 50 installs at once, and the service allows one live install per
+    // operator: the sandbox seeds extra operators (sandbox/README.md decision 34).
+    SANDBOX_OPERATORS: String(3 + STORM_INSTALLS),
     ...(OFFSET ? { NEXT_DIST_DIR: `.next-bench-${OFFSET}` } : {}),
   },
   dataDir: OFFSET ? `.data/bench-${OFFSET}` : ".data/bench",
@@ -200,6 +212,58 @@ try {
         `${"".padEnd(44)} refresh calls=${after.refreshes - before.refreshes}  chain revocations=${after.revocations - before.revocations}  failed calls=${failed}`,
       );
     }
+    await closeSql();
+  }
+
+  if (runs("storm")) {
+    // The refresh storm (issue 9): 50 installs whose access tokens expire together, 4 dashboards
+    // each fetched at once (200 pages), with a slow identity provider. Each page needs its install's
+    // refresh; refreshes run REFRESH_CONCURRENCY at a time and hold no pooled connection while they
+    // wait (lib/oauth/refresh-lock.ts). Target: under 3 s to the last page at 1 s latency.
+    console.log(`\n== refresh storm (${STORM_INSTALLS} installs expiring together, ${STORM_PAGES_PER_INSTALL} dashboards each at once, identity provider latency ${STORM_IDP_LATENCY_MS} ms) ==`);
+    const installs: Awaited<ReturnType<typeof installViaPortal>>[] = [];
+    for (let i = 0; i < STORM_INSTALLS; i++) installs.push(await installViaPortal(1004 + i));
+    /** All the pages at once; when each was served (ms from the start) and how many failed. */
+    const allPagesAtOnce = async () => {
+      const servedAt: number[] = [];
+      let failed = 0;
+      const started = performance.now();
+      await Promise.all(
+        installs.flatMap((install) =>
+          Array.from({ length: STORM_PAGES_PER_INSTALL }, async () => {
+            const response = await fetch(`${stack.env.APP_URL}/dashboard`, { headers: { cookie: install.sessionCookie } });
+            const html = await response.text();
+            servedAt.push(performance.now() - started);
+            // A page that shows a read failure (role="alert") instead of the charge points counts as failed.
+            if (response.status !== 200 || html.includes('role="alert"') || !html.includes('data-testid="charge-point-count"')) failed += 1;
+          }),
+        ),
+      );
+      return { servedAt, failed };
+    };
+    // Baseline: the same 200 pages with fresh tokens, so what the refreshes add can be read off
+    // (on a small machine, rendering 200 pages at once is itself most of the time).
+    const baseline = await allPagesAtOnce();
+    summary("no refresh (fresh tokens), served after", baseline.servedAt);
+    console.log(`${"".padEnd(44)} failed pages=${baseline.failed} of ${baseline.servedAt.length}  last page after ${(Math.max(...baseline.servedAt) / 1000).toFixed(2)} s`);
+
+    await sql("UPDATE token_grants SET access_token_expires_at = now() - interval '1 minute' WHERE install_row_id = ANY($1)", [
+      installs.map((install) => install.installRowId),
+    ]);
+    type Stats = { calls: { refresh_token: number }; chain_revocations: number; max_refreshes_in_flight: number };
+    const before = await control<Stats>("GET", "/token-stats");
+    if (STORM_IDP_LATENCY_MS > 0) {
+      await control("POST", "/faults", { tokenEndpoint: { mode: "delay", count: STORM_INSTALLS, delayMs: STORM_IDP_LATENCY_MS } });
+    }
+    const storm = await allPagesAtOnce();
+    const after = await control<Stats>("GET", "/token-stats");
+    summary("storm (all tokens expired), served after", storm.servedAt);
+    console.log(
+      `${"".padEnd(44)} token calls=${after.calls.refresh_token - before.calls.refresh_token}  chain revocations=${after.chain_revocations - before.chain_revocations}` +
+        `  failed pages=${storm.failed} of ${storm.servedAt.length}  most refreshes at once=${after.max_refreshes_in_flight}`,
+    );
+    console.log(`${"last page served after".padEnd(44)} ${(Math.max(...storm.servedAt) / 1000).toFixed(2)} s (target < 3 s at 1 s latency)`);
+    console.log(`${"what the refreshes added (storm - no refresh)".padEnd(44)} ${((Math.max(...storm.servedAt) - Math.max(...baseline.servedAt)) / 1000).toFixed(2)} s`);
     await closeSql();
   }
 

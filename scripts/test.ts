@@ -41,6 +41,9 @@ const env = {
   ...generateLocalEnv({ app: 3100 + OFFSET, sandbox: 4110 + OFFSET }),
   // The app under test is mid-way through a webhook secret rotation, so both secrets are exercised.
   WEBHOOK_PREVIOUS_SECRET: randomBytes(32).toString("base64url"),
+  // Operators beyond the three described ones, for tests that need many installs at once (a
+  // refresh storm: tests/integration/refresh-storm.test.ts; sandbox/README.md decision 34).
+  SANDBOX_OPERATORS: "30",
   ...(OFFSET ? { NEXT_DIST_DIR: `.next-test-${OFFSET}` } : {}),
 };
 const stack = await startStack({

@@ -5,8 +5,10 @@
 // re-install. So the rules here are:
 //
 //  1. One refresh per install at a time: in a process (a shared promise), and across processes
-//     and instances (a Postgres advisory lock held for the whole refresh). Whoever gets the lock
-//     re-reads the grant; if it moved on since the caller read it, the new token is simply used.
+//     and instances (a Postgres advisory lock held for the whole refresh, on a connection of its
+//     own so that no pooled connection waits on the identity provider: refresh-lock.ts). Whoever
+//     gets the lock re-reads the grant; if it moved on since the caller read it, the new token is
+//     simply used.
 //  2. Before a refresh token is sent, a marker (`refresh_started_at`) is committed. It is cleared
 //     in the same write that stores the new pair, or when the outcome is known to have spent
 //     nothing. A marker that is still there means the outcome is unknown: a crash between the
@@ -30,6 +32,7 @@ import { logger } from "@/lib/log";
 import { PartnerApiError, fetchConsumer } from "@/lib/partner-api/client";
 import { TokenCircuitOpenError, assertTokenCircuitClosed, noteTokenEndpointAccepted, openTokenCircuit } from "./circuit";
 import { NoUsableTokenError, TokenRefreshUnavailableError } from "./errors";
+import { withRefreshLock } from "./refresh-lock";
 import { TokenEndpointError, ensureOAuthConfiguration, requestTokenRefresh } from "./token-endpoint";
 import {
   clearRefreshMarker,
@@ -41,40 +44,18 @@ import {
   type StoredAccessToken,
 } from "./token-vault";
 
-/** How long the install's lock may be waited for before the caller is told to try again later. */
-const LOCK_WAIT_MS = 20_000;
 /** A stored pair is retried this long while the database is unreachable, so it is not lost. */
 const COMMIT_RETRY_MS = 30_000;
 
-function timing() {
-  const http = env().HTTP_TIMEOUT_MS;
-  return {
-    // An earlier attempt may still be answered (up to the HTTP timeout) and then committing (up
-    // to the commit retry): its marker is settled only after both, with a margin.
-    settleAfterMs: http + COMMIT_RETRY_MS + 15_000,
-    // The lock's transaction must outlive everything done under it.
-    lockTransactionMs: LOCK_WAIT_MS + 2 * http + COMMIT_RETRY_MS + 30_000,
-  };
+/**
+ * An earlier attempt may still be answered (up to the HTTP timeout) and then committing (up to the
+ * commit retry): its marker is settled only after both, with a margin.
+ */
+function settleAfterMs(): number {
+  return env().HTTP_TIMEOUT_MS + COMMIT_RETRY_MS + 15_000;
 }
 
 const inFlight = new Map<string, Promise<StoredAccessToken>>();
-
-// Each refresh holds two database connections (the lock's, and one for its work) for as long as
-// the identity provider takes. Cap concurrent refreshes of different installs in this process so
-// they can never take the whole pool from the requests that are not refreshing.
-let active = 0;
-const waiting: (() => void)[] = [];
-async function withRefreshSlot<T>(work: () => Promise<T>): Promise<T> {
-  const slots = Math.max(1, Math.floor(env().DATABASE_POOL_SIZE / 3));
-  while (active >= slots) await new Promise<void>((resolve) => waiting.push(resolve));
-  active += 1;
-  try {
-    return await work();
-  } finally {
-    active -= 1;
-    waiting.shift()?.();
-  }
-}
 
 /**
  * Returns a fresh access token for the install, refreshing it unless someone else already did
@@ -83,7 +64,7 @@ async function withRefreshSlot<T>(work: () => Promise<T>): Promise<T> {
 export function refreshInstallTokens(installRowId: string, observedVersion: number): Promise<StoredAccessToken> {
   const pending = inFlight.get(installRowId);
   if (pending) return pending;
-  const refresh = withRefreshSlot(() => refreshUnderLock(installRowId, observedVersion)).finally(() => inFlight.delete(installRowId));
+  const refresh = refreshUnderLock(installRowId, observedVersion).finally(() => inFlight.delete(installRowId));
   inFlight.set(installRowId, refresh);
   return refresh;
 }
@@ -107,23 +88,13 @@ export function noUsableTokenReason(status: InstallStatus): NoUsableTokenError["
 }
 
 async function refreshUnderLock(installRowId: string, observedVersion: number): Promise<StoredAccessToken> {
-  let outcome: StoredAccessToken | undefined;
   try {
-    // The transaction only holds the lock; the grant is read and written on other connections, so
-    // the marker is committed before the request is sent. If this process dies, its connection
-    // closes and Postgres releases the lock.
-    await db().$transaction(
-      async (lock) => {
-        await lock.$queryRaw`SELECT set_config('lock_timeout', ${`${LOCK_WAIT_MS}ms`}, true)`;
-        await lock.$queryRaw`SELECT pg_advisory_xact_lock(hashtext(${`refresh:${installRowId}`}))::text`;
-        outcome = await refreshHoldingLock(installRowId, observedVersion);
-      },
-      { maxWait: 10_000, timeout: timing().lockTransactionMs },
-    );
+    // The lock's connection only holds the lock; the grant is read and written through the pool,
+    // one short statement at a time, so the marker is committed before the request is sent and no
+    // pooled connection is held while the identity provider answers. If releasing the lock fails
+    // (the database went away after the commit), the stored outcome still stands (refresh-lock.ts).
+    return await withRefreshLock(installRowId, () => refreshHoldingLock(installRowId, observedVersion));
   } catch (error) {
-    // The work may have finished and only releasing the lock failed (e.g. the database went away
-    // after the commit): the stored outcome stands.
-    if (outcome) return outcome;
     if (
       error instanceof NoUsableTokenError ||
       error instanceof TokenRefreshUnavailableError ||
@@ -131,11 +102,9 @@ async function refreshUnderLock(installRowId: string, observedVersion: number): 
     ) {
       throw error;
     }
-    logger.warn({ installRowId, err: error }, "refresh could not take the install's lock");
+    logger.warn({ installRowId, err: error }, "refresh could not take the install's lock, or the database failed under it");
     throw new TokenRefreshUnavailableError("the refresh lock or the database is unavailable");
   }
-  if (!outcome) throw new TokenRefreshUnavailableError("no outcome");
-  return outcome;
 }
 
 async function refreshHoldingLock(installRowId: string, observedVersion: number): Promise<StoredAccessToken> {
@@ -228,7 +197,7 @@ async function handleRefreshFailure(installRowId: string, error: unknown): Promi
 /** See rule 3 at the top of this file. Returns when it is safe to refresh; throws otherwise. */
 async function settleUnknownRefresh(installRowId: string, grant: GrantForUse): Promise<void> {
   const startedAt = grant.refreshStartedAt!;
-  if (Date.now() - startedAt.getTime() < timing().settleAfterMs) {
+  if (Date.now() - startedAt.getTime() < settleAfterMs()) {
     // The earlier attempt could still be answered, or still be storing its answer: wait it out.
     throw new TokenRefreshUnavailableError("an earlier refresh is still settling");
   }

@@ -179,6 +179,7 @@ async function rotateRefreshToken(ctx: SandboxContext, form: TokenForm, notes: C
   if (!install || install.status !== "active") throw new OAuthError("invalid_grant", HINTS.refreshNotFound);
 
   ctx.refreshesInFlight.add(hash);
+  ctx.refreshesInFlightPeak.value = Math.max(ctx.refreshesInFlightPeak.value, ctx.refreshesInFlight.size);
   try {
     // Held across an await so that a second request "at the same instant" finds the marker (tests set the delay).
     await sleep(ctx.config.refreshDelayMs + holdMs);

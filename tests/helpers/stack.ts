@@ -87,10 +87,17 @@ export async function approveInPortal(operatorId: number, decision: "approve" | 
   return new URL(locationOf(await post(`${stack.sandboxUrl}/idp/consent`, { consent_challenge: challenge, decision })));
 }
 
-/** A complete install through the portal and the app's redirect_uri; returns the app's row id. */
-export async function installViaPortal(operatorId: number): Promise<{ installRowId: string; installId: number; sessionCookie: string }> {
+/**
+ * A complete install through the portal and the app's redirect_uri; returns the app's row id.
+ * `clientAddress` plays another browser's address (X-Forwarded-For), for tests that install more
+ * often than the redirect_uri's per-address limit allows (CALLBACK_REQUESTS_PER_MINUTE).
+ */
+export async function installViaPortal(
+  operatorId: number,
+  options: { clientAddress?: string } = {},
+): Promise<{ installRowId: string; installId: number; sessionCookie: string }> {
   const callback = await approveInPortal(operatorId);
-  const response = await fetch(callback, { redirect: "manual" });
+  const response = await fetch(callback, { redirect: "manual", headers: options.clientAddress ? { "X-Forwarded-For": options.clientAddress } : {} });
   if (response.status !== 303 || !response.headers.get("location")?.endsWith("/dashboard")) {
     throw new Error(`the install did not complete: ${response.status} ${response.headers.get("location")}`);
   }

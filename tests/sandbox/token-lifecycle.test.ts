@@ -141,6 +141,8 @@ describe("GET /_sandbox/installs/:id/token-stats", () => {
       chains_revoked: 1,
       active_access_tokens: 1,
       unattributed_calls: 1,
+      refreshes_in_flight: 0,
+      max_refreshes_in_flight: 1, // one after the other
     });
   });
 

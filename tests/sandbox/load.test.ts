@@ -1,0 +1,82 @@
+// What the sandbox offers load tests (README decision 34): more operators than the three described
+// ones (SANDBOX_OPERATORS), so many installs can exist at once, and how many refreshes the identity
+// provider is processing at once (token statistics).
+import { describe, expect, it } from "vitest";
+import { buildSeed } from "../../sandbox/seed.js";
+import { callApi, control, installAndRedeem, refreshTokens, resetSandbox, setUpTestSandbox, type TokenSet } from "./helpers.js";
+
+type Operators = { operators: { id: number; name: string; slug: string; chargePointCount: number; chargeCount: number }[] };
+type GlobalStats = { refreshes_issued: number; refreshes_in_flight: number; max_refreshes_in_flight: number };
+
+describe("SANDBOX_OPERATORS", () => {
+  const env = setUpTestSandbox({ operatorCount: 25 });
+
+  it("adds plain operators after the three described ones, which stay exactly as they were", async () => {
+    const { operators } = await control<Operators>(env, "GET", "/operators");
+    expect(operators).toHaveLength(25);
+    expect(operators.slice(0, 3).map((o) => [o.id, o.chargePointCount])).toEqual([
+      [1001, 23],
+      [1002, 7],
+      [1003, 41],
+    ]);
+    expect(operators[3]).toMatchObject({ id: 1004, name: "Extra Operator 4", slug: "extra-operator-4", chargePointCount: 3, chargeCount: 2 });
+    expect(operators.at(-1)).toMatchObject({ id: 1025, slug: "extra-operator-25" });
+    expect(new Set(operators.map((o) => o.name)).size).toBe(25);
+    // The three described operators' data does not depend on how many others there are.
+    expect(buildSeed(undefined, 25).operators.slice(0, 3)).toEqual(buildSeed().operators);
+  });
+
+  it("an extra operator installs the app and its API serves that operator's records only", async () => {
+    const tokens = await installAndRedeem(env, 1020);
+    const response = await callApi(env, "/charge-points", tokens.access_token);
+    expect(response.status).toBe(200);
+    const { data } = (await response.json()) as { data: { id: number; evseId: string }[] };
+    const { data: expected } = await control<{ data: { id: number }[] }>(env, "GET", "/operators/1020/charge-points");
+    expect(data.map((cp) => cp.id)).toEqual(expected.map((cp) => cp.id));
+    expect(data).toHaveLength(3);
+  });
+});
+
+describe("refreshes in flight (token statistics)", () => {
+  const env = setUpTestSandbox({ operatorCount: 8, refreshDelayMs: 400 });
+
+  it("counts the refreshes being processed now and the most at once since the reset", async () => {
+    await resetSandbox(env);
+    const installs: TokenSet[] = [];
+    for (const operatorId of [1001, 1002, 1003, 1004, 1005, 1006]) installs.push(await installAndRedeem(env, operatorId));
+    const idle = await control<GlobalStats>(env, "GET", "/token-stats");
+    expect(idle).toMatchObject({ refreshes_in_flight: 0, max_refreshes_in_flight: 0 });
+
+    // Five at once, each held 400 ms by SANDBOX_REFRESH_DELAY_MS; then one more on its own.
+    const burst = installs.slice(0, 5).map((t) => refreshTokens(env, t.refresh_token));
+    let during: GlobalStats | undefined;
+    while (!during || during.refreshes_in_flight < 5) during = await control<GlobalStats>(env, "GET", "/token-stats");
+    expect(during).toMatchObject({ refreshes_in_flight: 5, refreshes_issued: 0 });
+    expect((await Promise.all(burst)).map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    expect((await refreshTokens(env, installs[5]!.refresh_token)).status).toBe(200);
+
+    expect(await control<GlobalStats>(env, "GET", "/token-stats")).toMatchObject({ refreshes_issued: 6, refreshes_in_flight: 0, max_refreshes_in_flight: 5 });
+    await resetSandbox(env);
+    expect(await control<GlobalStats>(env, "GET", "/token-stats")).toMatchObject({ refreshes_in_flight: 0, max_refreshes_in_flight: 0 });
+  });
+});
+
+describe("SANDBOX_OPERATORS in the environment", () => {
+  const base: NodeJS.ProcessEnv = {
+    NODE_ENV: "test",
+    OAUTH_CLIENT_ID: "c",
+    OAUTH_CLIENT_SECRET: "s",
+    OAUTH_REDIRECT_URI: "http://localhost:3000/oauth/callback",
+    WEBHOOK_SECRET: "w",
+    WEBHOOK_URL: "http://localhost:3000/api/webhooks",
+    APP_REQUESTED_SCOPES: "charge-points:read",
+  };
+
+  it("defaults to the three described operators, takes up to 200, and refuses fewer than three", async () => {
+    const { ConfigError, loadConfig } = await import("../../sandbox/config.js");
+    expect(loadConfig(base).operatorCount).toBe(3);
+    expect(loadConfig({ ...base, SANDBOX_OPERATORS: "60" }).operatorCount).toBe(60);
+    expect(() => loadConfig({ ...base, SANDBOX_OPERATORS: "2" })).toThrow(ConfigError);
+    expect(() => loadConfig({ ...base, SANDBOX_OPERATORS: "201" })).toThrow(/SANDBOX_OPERATORS/);
+  });
+});

@@ -74,7 +74,7 @@ if (runs("primitives")) {
 }
 
 // --- Against the running stack ---------------------------------------------------------------
-console.log("\n== against the stack (next start + sandbox + PostgreSQL) ==");
+console.log("\n== against the stack (the standalone server + sandbox + PostgreSQL) ==");
 const stack = await startStack({
   // The redirect_uri is limited per client address (lib/installs/callback-limit.ts); the bench's
   // many callbacks from one address measure its cost, not the limit, which is still consulted.
@@ -100,7 +100,7 @@ Object.assign(process.env, stack.env);
 
 /**
  * The ingest section's baseline (c): a bare node:http + pg server doing the same durable writes in
- * one statement (scripts/bench/bare-ingest-server.ts), in its own process like `next start`.
+ * one statement (scripts/bench/bare-ingest-server.ts), in its own process like the app's server.
  */
 async function startBareIngestServer(env: Record<string, string>): Promise<{ url: string; stop: () => Promise<void> }> {
   const port = 3300 + OFFSET;

@@ -1,17 +1,9 @@
 // The redirect_uri (GET /oauth/callback) against the running app, sandbox and database.
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { approveInPortal, closeSql, resetWorld, sandboxEvents, sql, stack } from "../helpers/stack";
+import { failureReason, visit } from "../helpers/callback";
 
 const OPERATOR = 1001;
-
-async function visit(url: URL | string): Promise<Response> {
-  return fetch(url, { redirect: "manual" });
-}
-
-function failureReason(response: Response): string | null {
-  const location = response.headers.get("location");
-  return location ? new URL(location).searchParams.get("reason") : null;
-}
 
 async function storedCounts() {
   const [row] = await sql<{ installs: number; grants: number }>(

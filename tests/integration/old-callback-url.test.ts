@@ -4,28 +4,10 @@
 // (lib/installs/code-claims.ts) must stop it for as long as that chain can live.
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { approveInPortal, closeSql, control, installViaPortal, resetWorld, sql, stack, tokenCalls } from "../helpers/stack";
+import { failureReason, forgedCallback, visit } from "../helpers/callback";
 
 beforeEach(resetWorld);
 afterAll(closeSql);
-
-async function visit(url: URL | string): Promise<Response> {
-  return fetch(url, { redirect: "manual" });
-}
-
-function failureReason(response: Response): string | null {
-  const location = response.headers.get("location");
-  return location ? new URL(location).searchParams.get("reason") : null;
-}
-
-/** A callback as a stranger would make it by hand, naming the right issuer so it reaches the identity provider. */
-/**
- * A callback with a made-up code that gets as far as the identity provider: well-formed (20+
- * characters, lib/oauth/authorization-code.ts) and naming the right issuer (RFC 9207).
- */
-function forgedCallback(code: string): string {
-  const wellFormed = `${code}-0123456789abcdef`;
-  return `${stack.appUrl}/oauth/callback?${new URLSearchParams({ code: wellFormed, state: "abcdefgh12", iss: process.env.OAUTH_ISSUER! })}`;
-}
 
 async function claims() {
   return sql<{ state: string; failure: string | null }>("SELECT state, failure FROM authorization_code_claims ORDER BY created_at");

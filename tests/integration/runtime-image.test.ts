@@ -3,21 +3,13 @@
 // serves pages with their static files, and is ready (it finds the migrations it compares).
 import { spawn, execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { freePort } from "../helpers/callback";
 
 const out = mkdtempSync(path.join(tmpdir(), "runtime-image-"));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe("the runtime image's layout", () => {
   it("serves pages, their static files and a ready /api/ready from the assembled folder alone", async () => {

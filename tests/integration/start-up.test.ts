@@ -3,18 +3,10 @@
 // 500s. Runs the very build the other tests use (its standalone server), with none of its settings.
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import { parseEnv } from "node:util";
 import { describe, expect, it } from "vitest";
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+import { freePort } from "../helpers/callback";
 
 /**
  * The production server the tests run (the standalone build, as the container image runs it), with

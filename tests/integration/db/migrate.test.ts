@@ -1,5 +1,6 @@
 // lib/db/migrate.ts keeps Prisma's _prisma_migrations bookkeeping exactly, so that
 // `prisma migrate deploy/status` agree with it on machines that have Prisma's schema engine.
+import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -140,6 +141,31 @@ describe("applyMigrations", () => {
     expect([...a.applied, ...b.applied].sort()).toEqual(names);
     // The runner that waited for the lock found everything done.
     expect([a.alreadyApplied, b.alreadyApplied]).toContainEqual(names);
+    expect((await migrationRows(url)).map((row) => row.migration_name)).toEqual(names);
+  });
+
+  it("applies each migration exactly once when three instances run `npm run db:migrate` at once", async () => {
+    const { url } = await scratch();
+    const names = await migrationNames();
+    const runMigrate = () =>
+      new Promise<{ code: number | null; output: string }>((resolve) => {
+        // node --import tsx keeps it one OS process, as `npm run db:migrate` runs scripts/migrate.ts.
+        const child = spawn(process.execPath, ["--import", path.resolve("node_modules/tsx/dist/esm/index.mjs"), "scripts/migrate.ts"], {
+          env: { ...process.env, DATABASE_URL: url },
+          stdio: ["ignore", "pipe", "pipe"],
+        });
+        let output = "";
+        child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+        child.stderr.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+        child.on("exit", (code) => resolve({ code, output }));
+      });
+
+    const runs = await Promise.all([runMigrate(), runMigrate(), runMigrate()]);
+
+    expect(runs.map((run) => run.code)).toEqual([0, 0, 0]);
+    // One process applied them all; the others waited for its lock and found the database up to date.
+    expect(runs.filter((run) => run.output.includes(`applied ${names.length} migration(s)`))).toHaveLength(1);
+    expect(runs.filter((run) => run.output.includes("the database is up to date"))).toHaveLength(2);
     expect((await migrationRows(url)).map((row) => row.migration_name)).toEqual(names);
   });
 

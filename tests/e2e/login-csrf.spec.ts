@@ -1,20 +1,12 @@
 // Login CSRF at the redirect_uri, in Chromium: an install completed in a browser that is already
 // signed in as someone else is stored at once, but the browser's session changes only when the
 // person chooses (lib/auth/pending-sign-in.ts). And operators can sign out.
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { closeSql, resetWorld, sql, stack } from "../helpers/stack";
-import { type Operator, operators, requiredEnv, signInAsStaff } from "../helpers/e2e";
+import { approveInPortal, operators, requiredEnv, signInAsStaff } from "../helpers/e2e";
 
 test.beforeEach(resetWorld);
 test.afterAll(closeSql);
-
-/** Portal → Connect → Approve; the app's redirect_uri then answers. */
-async function approveInPortal(page: Page, operator: Operator): Promise<void> {
-  await page.goto(`${stack.sandboxUrl}/portal`);
-  await page.getByRole("link", { name: operator.name }).click();
-  await page.getByRole("button", { name: "Connect" }).click();
-  await page.getByRole("button", { name: "Approve" }).click();
-}
 
 async function installsOf(operatorId: number): Promise<number> {
   const rows = await sql<{ n: number }>("SELECT count(*)::int AS n FROM installs WHERE operator_id = $1 AND status = 'ACTIVE'", [String(operatorId)]);

@@ -1,20 +1,11 @@
 // reauth_url only to the service (contract §7; lib/partner-api/service-origins.ts), in Chromium: a reauth_url
 // outside the service's origins is never followed, from the dashboard's button or the staff console's link.
-import { expect, test, type Page } from "@playwright/test";
-import { closeSql, control, resetWorld, sql, stack } from "../helpers/stack";
-import { type Operator, signInAsStaff } from "../helpers/e2e";
+import { expect, test } from "@playwright/test";
+import { closeSql, resetWorld, sql, stack } from "../helpers/stack";
+import { installAsFirstOperator, signInAsStaff } from "../helpers/e2e";
 
 test.beforeEach(resetWorld);
 test.afterAll(closeSql);
-
-async function connectInPortal(page: Page): Promise<void> {
-  const [operator] = (await control<{ operators: Operator[] }>("GET", "/operators")).operators;
-  await page.goto(`${stack.sandboxUrl}/portal`);
-  await page.getByRole("link", { name: operator!.name }).click();
-  await page.getByRole("button", { name: "Connect" }).click();
-  await page.getByRole("button", { name: "Approve" }).click();
-  await expect(page).toHaveURL(`${stack.appUrl}/dashboard`);
-}
 
 test("a reauth_url outside the service's origins is never followed, from the dashboard or the console", async ({ page, browser }) => {
   const foreign = "https://reauth.attacker.example";
@@ -24,7 +15,7 @@ test("a reauth_url outside the service's origins is never followed, from the das
   });
 
   // The operator's dashboard shows the button for the service's own reauth_url...
-  await connectInPortal(page);
+  await installAsFirstOperator(page);
   const [install] = await sql<{ id: string; install_id: number }>("SELECT id, install_id FROM installs");
   await sql("UPDATE installs SET status = 'NEEDS_REAUTH', reauth_url = $2 WHERE id = $1", [install!.id, `${stack.sandboxUrl}/portal/reauth/${install!.install_id}`]);
   await page.reload();

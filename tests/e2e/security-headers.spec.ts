@@ -2,8 +2,8 @@
 // Content-Security-Policy, every page still hydrates and works (next-auth's client code for the staff sign-in,
 // client-side navigation on the dashboard) and the browser reports no violation; and no page can be framed.
 import { expect, test, type Browser, type Page } from "@playwright/test";
-import { closeSql, control, resetWorld, sql, stack } from "../helpers/stack";
-import { type Operator, signInAsStaff } from "../helpers/e2e";
+import { closeSql, resetWorld, sql, stack } from "../helpers/stack";
+import { installAsFirstOperator, signInAsStaff } from "../helpers/e2e";
 
 test.beforeEach(resetWorld);
 test.afterAll(closeSql);
@@ -28,20 +28,10 @@ async function watchCspViolations(page: Page): Promise<string[]> {
   return violations;
 }
 
-async function connectInPortal(page: Page): Promise<void> {
-  const [operator] = (await control<{ operators: Operator[] }>("GET", "/operators")).operators;
-  await page.goto(`${stack.sandboxUrl}/portal`);
-  await page.getByRole("link", { name: operator!.name }).click();
-  await page.getByRole("button", { name: "Connect" }).click();
-  await page.getByRole("button", { name: "Approve" }).click();
-  await expect(page).toHaveURL(`${stack.appUrl}/dashboard`);
-  await expect(page.getByTestId("install-status")).toHaveText("Connected");
-}
-
 async function installAsOperator(browser: Browser): Promise<{ rowId: string; installId: number }> {
   const context = await browser.newContext();
   try {
-    await connectInPortal(await context.newPage());
+    await installAsFirstOperator(await context.newPage());
   } finally {
     await context.close();
   }
@@ -62,7 +52,7 @@ test("the staff sign-in, the console and sign-out run their scripts under the CS
 
 test("the operator's dashboard hydrates: links navigate in the page, with no violation", async ({ page }) => {
   const violations = await watchCspViolations(page);
-  await connectInPortal(page);
+  await installAsFirstOperator(page);
   // A marker in the page's JavaScript survives client-side navigation, not a full page load.
   await page.evaluate(() => ((window as unknown as { hydrationMarker: number }).hydrationMarker = 42));
   await page.getByRole("link", { name: "25", exact: true }).click();

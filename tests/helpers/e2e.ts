@@ -28,3 +28,19 @@ export async function signInAsStaff(page: Page): Promise<void> {
   await expect(page).toHaveURL(`${stack.appUrl}/admin`);
   await expect(page.getByTestId("staff-email")).toHaveText(requiredEnv("STAFF_DEV_EMAIL"));
 }
+
+/** The operator's side of an install, as a person clicks it: portal → the operator → Connect → Approve. */
+export async function approveInPortal(page: Page, operator: Operator): Promise<void> {
+  await page.goto(`${stack.sandboxUrl}/portal`);
+  await page.getByRole("link", { name: operator.name }).click();
+  await page.getByRole("button", { name: "Connect" }).click();
+  await page.getByRole("button", { name: "Approve" }).click();
+}
+
+/** A complete install for the first operator, landing on the app's dashboard, connected. */
+export async function installAsFirstOperator(page: Page): Promise<void> {
+  const [operator] = await operators();
+  await approveInPortal(page, operator!);
+  await expect(page).toHaveURL(`${stack.appUrl}/dashboard`);
+  await expect(page.getByTestId("install-status")).toHaveText("Connected");
+}

@@ -165,6 +165,20 @@ const EnvSchema = z.object({
    */
   REFRESH_CONCURRENCY: z.coerce.number().int().min(1).max(200).default(25),
 
+  // ----- the partner API's rate budget (lib/partner-api/budget.ts, contract §8) -----
+  /**
+   * The share of each install's rate limit the app never plans to use: it absorbs the spread of
+   * network delays between the app's clock and the service's counting. Half of it is the burst
+   * pages may take at once; the steady rate is (1 - margin) of the limit.
+   */
+  API_BUDGET_MARGIN: z.coerce.number().min(0.01).max(0.5).default(0.04),
+  /** How long a page's API call may wait for budget (and retries) before the page says "busy". */
+  API_INTERACTIVE_DEADLINE_MS: z.coerce.number().int().min(500).max(60_000).default(8_000),
+  /** How long background work (sweeps, sync) may wait for budget per call before giving up. */
+  API_BACKGROUND_DEADLINE_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(120_000),
+  /** Retries of one call after a 429, and after a 5xx or timeout (idempotent requests only). */
+  API_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(3),
+
   // ----- sign-in, sessions and abuse limits (docs/security.md) -----
   /**
    * How many reverse proxies in front of the app append to X-Forwarded-For; the client's address

@@ -44,6 +44,11 @@ const env = {
   // Operators beyond the three described ones, for tests that need many installs at once (a
   // refresh storm: tests/integration/refresh-storm.test.ts; sandbox/README.md decision 34).
   SANDBOX_OPERATORS: "30",
+  // The service grants each install 100,000 requests a minute here (contract §8's default is 1,000),
+  // so tests about other things (200 calls at once for the refresh single-flight) do not wait on
+  // the app's rate budget. The budget's own tests set each install's limit at the sandbox
+  // (tests/integration/rate-budget.test.ts).
+  SANDBOX_RATE_LIMIT: "100000",
   ...(OFFSET ? { NEXT_DIST_DIR: `.next-test-${OFFSET}` } : {}),
 };
 const stack = await startStack({

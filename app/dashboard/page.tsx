@@ -38,6 +38,7 @@ const FAILURE_TEXT: Record<FailureReason, string> = {
   not_granted: "You did not grant the app access to this data, so it is not shown. It becomes available if the app asks for it and you approve.",
   rate_limited: "The app has made too many requests for now. Try again in a minute.",
   unavailable: "The service did not answer. Try again in a moment.",
+  timeout: "The service took too long to answer. Try again in a moment.",
   bad_request: "The app asked for something the service did not accept.",
   not_found: "The service did not find this data.",
   bad_response: "The service answered in a way the app did not understand.",
@@ -47,10 +48,15 @@ const FAILURE_TEXT: Record<FailureReason, string> = {
   not_active: "The app does not read data for this install in its current state.",
 };
 
-function ReadFailure({ reason }: { reason: FailureReason }) {
+function ReadFailure({ reason, retryInSeconds }: { reason: FailureReason; retryInSeconds?: number }) {
+  // The install's rate budget is spent for now (lib/partner-api/budget.ts): say when it is back.
+  const text =
+    reason === "rate_limited" && retryInSeconds !== undefined
+      ? `Busy: this install has used its request budget at the service for now. Try again in ${Math.max(1, retryInSeconds)} s.`
+      : FAILURE_TEXT[reason];
   return (
     <p className="rounded-md border border-amber-300 bg-amber-50 p-4 text-sm text-amber-900" role="alert" data-reason={reason}>
-      {FAILURE_TEXT[reason]}
+      {text}
     </p>
   );
 }
@@ -72,7 +78,7 @@ export default async function DashboardPage({ searchParams }: { searchParams: Pr
   return (
     <div className="space-y-8">
       <section className="space-y-4">
-        {chargePoints.ok ? <ChargePoints page={chargePoints.data} /> : <ChargePointsFailure reason={chargePoints.reason} />}
+        {chargePoints.ok ? <ChargePoints page={chargePoints.data} /> : <ChargePointsFailure reason={chargePoints.reason} retryInSeconds={chargePoints.retryInSeconds} />}
       </section>
       <section className="space-y-3">
         <div>
@@ -83,17 +89,17 @@ export default async function DashboardPage({ searchParams }: { searchParams: Pr
             </p>
           ) : null}
         </div>
-        {charges.ok ? <Charges charges={charges.data.data} /> : <ReadFailure reason={charges.reason} />}
+        {charges.ok ? <Charges charges={charges.data.data} /> : <ReadFailure reason={charges.reason} retryInSeconds={charges.retryInSeconds} />}
       </section>
     </div>
   );
 }
 
-function ChargePointsFailure({ reason }: { reason: FailureReason }) {
+function ChargePointsFailure({ reason, retryInSeconds }: { reason: FailureReason; retryInSeconds?: number }) {
   return (
     <>
       <h2 className="text-lg font-semibold">Charge points</h2>
-      <ReadFailure reason={reason} />
+      <ReadFailure reason={reason} retryInSeconds={retryInSeconds} />
     </>
   );
 }

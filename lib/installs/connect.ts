@@ -17,6 +17,7 @@ import { AuthorizationCodeSchema } from "@/lib/oauth/authorization-code";
 import { noteTokenEndpointAccepted, openTokenCircuit } from "@/lib/oauth/circuit";
 import { AuthorizationResponseIssuerError, TokenEndpointError, ensureOAuthConfiguration, redeemAuthorizationCode } from "@/lib/oauth/token-endpoint";
 import { storeTokenGrant } from "@/lib/oauth/token-vault";
+import { resizeBudget } from "@/lib/partner-api/budget";
 import { PartnerApiError } from "@/lib/partner-api/client";
 import { claimAuthorizationCode, markCodeDone, markCodeFailed, readCodeRefusalAlarm } from "./code-claims";
 import { TokenOwnerMismatchError, identifyTokenOwner } from "./identity";
@@ -216,6 +217,13 @@ export async function completeInstall(query: URLSearchParams): Promise<{ install
       }
       throw error;
     });
+    if (owner.rateLimit) {
+      // The install's budget from its first call on (lib/partner-api/budget.ts); without it, the
+      // default applies until the first answer's RateLimit-* headers say otherwise.
+      await resizeBudget(install.id, owner.rateLimit.quota, owner.rateLimit.windowSeconds).catch((error: unknown) =>
+        logger.warn({ installRowId: install.id, err: error }, "could not size the install's rate budget yet"),
+      );
+    }
     logger.info({ installRowId: install.id, installId: owner.installId, operatorId: owner.operatorId }, "install connected");
     return { installRowId: install.id, operatorId: owner.operatorId };
   }

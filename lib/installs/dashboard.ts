@@ -8,7 +8,7 @@ import { withAccessToken } from "@/lib/oauth/access";
 import { TokenCircuitOpenError } from "@/lib/oauth/circuit";
 import { NoUsableTokenError, TokenRefreshUnavailableError } from "@/lib/oauth/errors";
 import { reconcileOnVisit } from "./reconcile";
-import { PartnerApiError, fetchChargePoints, fetchCharges, type PartnerApiErrorKind } from "@/lib/partner-api/client";
+import { PartnerApiError, fetchChargePoints, fetchCharges, type ApiCall, type PartnerApiErrorKind } from "@/lib/partner-api/client";
 import type { ChargePage, ChargePointPage } from "@/lib/partner-api/schemas";
 
 export type InstallSummary = {
@@ -55,7 +55,14 @@ export async function fetchInstallSummary(installRowId: string): Promise<Install
 }
 
 /** A read for the dashboard: the data, or why there is none (each reason has its own text). */
-export type DashboardRead<T> = { ok: true; data: T } | { ok: false; reason: PartnerApiErrorKind | NoUsableTokenError["reason"] | "not_active" | "not_granted" };
+export type DashboardRead<T> =
+  | { ok: true; data: T }
+  | {
+      ok: false;
+      reason: PartnerApiErrorKind | NoUsableTokenError["reason"] | "not_active" | "not_granted";
+      /** rate_limited: when the install's budget (or the service) allows the next request. */
+      retryInSeconds?: number;
+    };
 
 /**
  * Runs one API read for the install. Only an active install is called: a flagged, broken or
@@ -65,7 +72,7 @@ export type DashboardRead<T> = { ok: true; data: T } | { ok: false; reason: Part
 async function readForInstall<T>(
   install: Pick<InstallSummary, "id" | "status" | "grantedScopes">,
   requiredScope: string,
-  call: (accessToken: string) => Promise<T>,
+  call: (accessToken: string, apiCall: ApiCall) => Promise<T>,
 ): Promise<DashboardRead<T>> {
   if (install.status !== "ACTIVE") return { ok: false, reason: "not_active" };
   if (!install.grantedScopes.includes(requiredScope)) return { ok: false, reason: "not_granted" };
@@ -76,6 +83,7 @@ async function readForInstall<T>(
       logger.warn({ installRowId: install.id, kind: error.kind, status: error.status }, "dashboard read failed");
       // A plain 403 here means the scope is missing at the service (never NEEDS_REAUTH, which
       // withAccessToken has already turned into a flag).
+      if (error.kind === "rate_limited") return { ok: false, reason: "rate_limited", retryInSeconds: error.detail.resetsInSeconds };
       return { ok: false, reason: error.kind === "forbidden" ? "not_granted" : error.kind };
     }
     if (error instanceof NoUsableTokenError) return { ok: false, reason: error.reason };
@@ -89,10 +97,10 @@ async function readForInstall<T>(
 
 /** One page of the install's charge points, read live from the partner API. */
 export function fetchInstallChargePoints(install: InstallSummary, page: { page: number; perPage: number }): Promise<DashboardRead<ChargePointPage>> {
-  return readForInstall(install, "charge-points:read", (token) => fetchChargePoints(token, page));
+  return readForInstall(install, "charge-points:read", (token, call) => fetchChargePoints(token, call, page));
 }
 
 /** The install's charging sessions, the first page as the API lists them, read live. */
 export function fetchInstallCharges(install: InstallSummary, perPage: number): Promise<DashboardRead<ChargePage>> {
-  return readForInstall(install, "charge-transactions:read", (token) => fetchCharges(token, { page: 0, perPage }));
+  return readForInstall(install, "charge-transactions:read", (token, call) => fetchCharges(token, call, { page: 0, perPage }));
 }

@@ -23,6 +23,8 @@ export type TokenOwner = {
   consumerKey: string | null;
   /** The consumer's data scopes (public-facts.md: `scopes` of /consumers/me). */
   scopes: string[];
+  /** The install's rate limit (contract §8), when the service states it: sizes its budget. */
+  rateLimit: { quota: number; windowSeconds: number } | null;
 };
 
 export class TokenOwnerMismatchError extends Error {
@@ -33,7 +35,8 @@ export class TokenOwnerMismatchError extends Error {
 }
 
 export async function identifyTokenOwner(accessToken: string): Promise<TokenOwner> {
-  const consumer = await fetchConsumer(accessToken);
+  // The install is not stored yet, so no budget pays for this one call (lib/partner-api/client.ts).
+  const consumer = await fetchConsumer(accessToken, null);
   if (consumer.clientId !== undefined && consumer.clientId !== env().OAUTH_CLIENT_ID) {
     throw new TokenOwnerMismatchError();
   }
@@ -42,5 +45,9 @@ export async function identifyTokenOwner(accessToken: string): Promise<TokenOwne
     installId: consumer.installId ?? null,
     consumerKey: consumer.createdAt ? `${consumer.createdAt}|${consumer.name ?? ""}` : null,
     scopes: consumer.scopes,
+    rateLimit:
+      consumer.rateLimit !== undefined && consumer.rateLimitIntervalInSeconds !== undefined
+        ? { quota: consumer.rateLimit, windowSeconds: consumer.rateLimitIntervalInSeconds }
+        : null,
   };
 }

@@ -105,7 +105,7 @@ export async function probeReauthorization(
   });
   if (count === 0) return "not_due";
   try {
-    const consumer = await withAccessToken(installRowId, (token) => fetchConsumer(token), { probeFlagged: true });
+    const consumer = await withAccessToken(installRowId, (token, call) => fetchConsumer(token, call), { probeFlagged: true, priority: cause === "reconcile" ? "background" : "interactive" });
     await db().$transaction(async (tx) => {
       const cleared = await transitionInstall(tx, installRowId, "ACTIVE", cause, "the API answers again: the operator re-consented");
       if (cleared) {

@@ -12,18 +12,27 @@ import { logger } from "@/lib/log";
 import { withAccessToken } from "@/lib/oauth/access";
 import { TokenCircuitOpenError } from "@/lib/oauth/circuit";
 import { NoUsableTokenError, TokenRefreshUnavailableError } from "@/lib/oauth/errors";
+import { resizeBudget, type Priority } from "@/lib/partner-api/budget";
 import { PartnerApiError, fetchConsumer } from "@/lib/partner-api/client";
 import { REAUTH_VISIT_PROBE_INTERVAL_MS, probeReauthorization } from "./reauth";
 import { flagNeedsReauth } from "./state";
 
 export type ReconcileOutcome = "live" | "flagged" | "unusable" | "unavailable" | "skipped";
 
-export async function reconcileInstall(installRowId: string): Promise<ReconcileOutcome> {
+/**
+ * `priority`: "interactive" when an operator's page waits for the answer, "background" for the
+ * sweep and webhook follow-ups (lib/partner-api/budget.ts).
+ */
+export async function reconcileInstall(installRowId: string, priority: Priority = "background"): Promise<ReconcileOutcome> {
   const install = await db().install.findUnique({ where: { id: installRowId }, select: { status: true, installId: true } });
   if (!install || install.status !== "ACTIVE") return "skipped";
   let outcome: ReconcileOutcome;
   try {
-    const consumer = await withAccessToken(installRowId, (token) => fetchConsumer(token));
+    const consumer = await withAccessToken(installRowId, (token, call) => fetchConsumer(token, call), { priority });
+    if (consumer.rateLimit !== undefined && consumer.rateLimitIntervalInSeconds !== undefined) {
+      // contract §8: the install's own budget, as the service states it.
+      await resizeBudget(installRowId, consumer.rateLimit, consumer.rateLimitIntervalInSeconds);
+    }
     if (install.installId === null && consumer.installId !== undefined) {
       await db().install.updateMany({ where: { id: installRowId, installId: null }, data: { installId: consumer.installId } });
     }
@@ -69,5 +78,5 @@ export async function reconcileOnVisit(installRowId: string): Promise<void> {
     where: { id: installRowId, status: "ACTIVE", OR: [{ lastReconciledAt: null }, { lastReconciledAt: { lt: cutoff } }] },
     data: { lastReconciledAt: new Date() },
   });
-  if (count === 1) await reconcileInstall(installRowId);
+  if (count === 1) await reconcileInstall(installRowId, "interactive");
 }

@@ -1,7 +1,9 @@
 // Calling the partner API on behalf of an install: the only way the app uses an access token.
 //
-//   withAccessToken(installRowId, (token) => fetchSomething(token))
+//   withAccessToken(installRowId, (token, call) => fetchSomething(token, call))
 //
+// (`call` names the install whose rate budget pays for the request, its priority and deadline:
+// lib/partner-api/client.ts),
 // reads the install's grant, refuses installs the app must not call (revoked, flagged, chain
 // gone), refreshes a token that is about to expire, and after a 401 re-reads the store before
 // anything else, because another request or instance may already have rotated the grant.
@@ -10,7 +12,8 @@ import { randomInt } from "node:crypto";
 import { db } from "@/lib/db/client";
 import { flagNeedsReauth, transitionInstall } from "@/lib/installs/state";
 import { logger } from "@/lib/log";
-import { PartnerApiError } from "@/lib/partner-api/client";
+import { PartnerApiError, callFor, type ApiCall } from "@/lib/partner-api/client";
+import type { Priority } from "@/lib/partner-api/budget";
 import { NoUsableTokenError } from "./errors";
 import { noUsableTokenReason, refreshInstallTokens } from "./refresh";
 import { readGrantForUse, type GrantForUse } from "./token-vault";
@@ -32,7 +35,14 @@ export type AccessOptions = {
    * operator re-consented passes this (contract §7: otherwise stop calling the API for it).
    */
   probeFlagged?: boolean;
+  /**
+   * Whose call this is (lib/partner-api/budget.ts): "interactive" (the default) for a page an
+   * operator is waiting for, "background" for sweeps and sync, which leave a reserve for pages.
+   */
+  priority?: Priority;
 };
+
+type ApiUse<T> = (accessToken: string, call: ApiCall) => Promise<T>;
 
 async function usableGrant(installRowId: string, options: AccessOptions): Promise<GrantForUse> {
   const grant = await readGrantForUse(db(), installRowId);
@@ -42,7 +52,10 @@ async function usableGrant(installRowId: string, options: AccessOptions): Promis
   return grant;
 }
 
-export async function withAccessToken<T>(installRowId: string, call: (accessToken: string) => Promise<T>, options: AccessOptions = {}): Promise<T> {
+export async function withAccessToken<T>(installRowId: string, apiUse: ApiUse<T>, options: AccessOptions = {}): Promise<T> {
+  // One deadline for the whole use: a refresh and a retry after a 401 come out of it too.
+  const apiCall = callFor(installRowId, options.priority);
+  const call = (accessToken: string) => apiUse(accessToken, apiCall);
   try {
     return await callWithFreshToken(installRowId, call, options);
   } catch (error) {

@@ -29,7 +29,7 @@ import type { InstallStatus } from "@/lib/db/generated/enums";
 import { env } from "@/lib/env";
 import { transitionInstall } from "@/lib/installs/state";
 import { logger } from "@/lib/log";
-import { PartnerApiError, fetchConsumer } from "@/lib/partner-api/client";
+import { PartnerApiError, callFor, fetchConsumer } from "@/lib/partner-api/client";
 import { TokenCircuitOpenError, assertTokenCircuitClosed, noteTokenEndpointAccepted, openTokenCircuit } from "./circuit";
 import { NoUsableTokenError, TokenRefreshUnavailableError } from "./errors";
 import { withRefreshLock } from "./refresh-lock";
@@ -206,7 +206,7 @@ async function settleUnknownRefresh(installRowId: string, grant: GrantForUse): P
     await clearRefreshMarker(db(), installRowId);
     return;
   }
-  const verdict = await probeOldAccessToken(grant.accessToken);
+  const verdict = await probeOldAccessToken(installRowId, grant.accessToken);
   if (verdict === "spent") {
     await moveToReinstallNeeded(installRowId, "a refresh succeeded but its answer was lost (the old access token is revoked)");
     throw new NoUsableTokenError("reinstall_needed");
@@ -222,9 +222,9 @@ async function settleUnknownRefresh(installRowId: string, grant: GrantForUse): P
  * understand) or a 403 NEEDS_REAUTH, which the service gives only to a valid token. A 429 or a
  * plain 403 may come from in front of the token check, so they prove nothing.
  */
-async function probeOldAccessToken(accessToken: string): Promise<"alive" | "spent" | "unknown"> {
+async function probeOldAccessToken(installRowId: string, accessToken: string): Promise<"alive" | "spent" | "unknown"> {
   try {
-    await fetchConsumer(accessToken);
+    await fetchConsumer(accessToken, callFor(installRowId));
     return "alive";
   } catch (error) {
     if (!(error instanceof PartnerApiError)) return "unknown";

@@ -1,9 +1,28 @@
-// A small typed client for the partner API (contract §4.2): one function per operation, every
-// answer validated with zod, every failure classified into a PartnerApiError the caller can act on.
+// The one module every partner API call goes through (contract §4.2): one function per operation,
+// every answer validated with zod, every failure classified into a PartnerApiError the caller can
+// act on. Each request:
+//   1. waits for the install's rate budget (lib/partner-api/budget.ts), within the caller's deadline;
+//   2. is sent with a timeout (HTTP_TIMEOUT_MS, and never past the deadline);
+//   3. has its RateLimit-* headers read against the budget (public-facts.md);
+//   4. after a 429, holds the install's budget until the window resets (RateLimit-ResetsIn), or for
+//      an exponential backoff with full jitter when the service does not say, then retries; after a
+//      5xx or a timeout, retries idempotent requests only, with jittered backoff. Retries are
+//      bounded (API_MAX_RETRIES) and each one takes budget like any request.
 import "server-only";
+import { randomInt } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { z } from "zod";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/log";
+import {
+  BudgetExhaustedError,
+  holdAfterRateLimited,
+  observeAnswer,
+  readRateLimitHeaders,
+  takeBudget,
+  type BudgetGrant,
+  type Priority,
+} from "./budget";
 import {
   ApiErrorBodySchema,
   ChargePageSchema,
@@ -21,8 +40,10 @@ import { isServiceUrl, originForLog } from "./service-origins";
  * - `unauthorized` (401): the access token is expired or the install revoked: refresh, then re-install;
  * - `needs_reauth` (403 NEEDS_REAUTH): stop calling the API for this install, send the operator to reauthUrl;
  * - `forbidden` (any other 403): e.g. a scope that was not granted; never flags the install;
- * - `rate_limited` (429): back off (public-facts.md: use RateLimit-ResetsIn);
- * - `unavailable`: no answer in time, a connection error or a 5xx;
+ * - `rate_limited` (429, after the retries), or no budget left within the caller's deadline
+ *   (errorCode BUDGET_EXHAUSTED): try again in `detail.resetsInSeconds`;
+ * - `unavailable`: a connection error or a 5xx (upstream error), after the retries;
+ * - `timeout`: no answer within the timeout, after the retries;
  * - `bad_request` / `not_found`: the app asked for something wrong;
  * - `bad_response`: the answer did not match the schema.
  */
@@ -32,6 +53,7 @@ export type PartnerApiErrorKind =
   | "forbidden"
   | "rate_limited"
   | "unavailable"
+  | "timeout"
   | "bad_request"
   | "not_found"
   | "bad_response";
@@ -44,7 +66,7 @@ export class PartnerApiError extends Error {
     readonly detail: {
       reauthUrl?: string;
       installId?: number;
-      /** Seconds until the rate window resets, when the API said. */
+      /** Seconds until the rate window resets (the API's RateLimit-ResetsIn), or until budget is free. */
       resetsInSeconds?: number;
     } = {},
   ) {
@@ -100,52 +122,157 @@ function acceptReauthUrl(reauthUrl: string | undefined, installId: number | unde
   return undefined;
 }
 
-async function getJson<T extends z.ZodType>(
-  accessToken: string,
-  path: string,
-  query: Record<string, string | number | undefined>,
-  schema: T,
-): Promise<z.infer<T>> {
-  const { PARTNER_API_BASE_URL, HTTP_TIMEOUT_MS } = env();
+/**
+ * Who pays for a call and how long it may take. Made by lib/oauth/access.ts for each use of an
+ * install's token; `null` only for the redirect_uri's first call, made before the install is
+ * stored (one call per install, it cannot hammer anything).
+ */
+export type ApiCall = {
+  installRowId: string;
+  priority: Priority;
+  /** Epoch ms after which the caller has no use for an answer. */
+  deadline: number;
+};
+
+/** A call's deadline from its priority: a page cannot wait long, background work can. */
+export function callFor(installRowId: string, priority: Priority = "interactive"): ApiCall {
+  const { API_INTERACTIVE_DEADLINE_MS, API_BACKGROUND_DEADLINE_MS } = env();
+  return { installRowId, priority, deadline: Date.now() + (priority === "interactive" ? API_INTERACTIVE_DEADLINE_MS : API_BACKGROUND_DEADLINE_MS) };
+}
+
+/**
+ * Counts per install in this process (requests sent, 429s met, retries, calls that had to wait for
+ * budget): what tests and the bench read, and what a metrics exporter would publish.
+ */
+export type ApiCounters = { requests: number; rateLimited: number; retries: number; waitedForBudget: number; budgetExhausted: number };
+const counters = new Map<string, ApiCounters>();
+export function apiCounters(installRowId: string): ApiCounters {
+  let entry = counters.get(installRowId);
+  if (!entry) counters.set(installRowId, (entry = { requests: 0, rateLimited: 0, retries: 0, waitedForBudget: 0, budgetExhausted: 0 }));
+  return entry;
+}
+const NO_INSTALL = "-";
+
+/** Full jitter (AWS Architecture Blog, "Exponential Backoff and Jitter"): a random wait up to base·2^n. */
+function fullJitter(attempt: number, baseMs: number, capMs: number): number {
+  return randomInt(Math.max(1, Math.min(capMs, baseMs * 2 ** attempt)) + 1);
+}
+const SERVER_ERROR_BACKOFF = { baseMs: 200, capMs: 5_000 };
+/** After a 429 without RateLimit-ResetsIn: public-facts.md asks for the client's own backoff. */
+const RATE_LIMITED_BACKOFF = { baseMs: 1_000, capMs: 30_000 };
+
+async function budgetFor(call: ApiCall): Promise<BudgetGrant> {
+  try {
+    const grant = await takeBudget(call.installRowId, call.priority, call.deadline);
+    if (grant.waitedMs > 5) apiCounters(call.installRowId).waitedForBudget += 1;
+    return grant;
+  } catch (error) {
+    if (!(error instanceof BudgetExhaustedError)) throw error;
+    apiCounters(call.installRowId).budgetExhausted += 1;
+    throw new PartnerApiError("rate_limited", undefined, "BUDGET_EXHAUSTED", { resetsInSeconds: Math.ceil(error.retryInMs / 1000) });
+  }
+}
+
+type RequestSpec<T extends z.ZodType> = {
+  method: "GET";
+  path: string;
+  query?: Record<string, string | number | undefined>;
+  schema: T;
+};
+
+async function request<T extends z.ZodType>(accessToken: string, call: ApiCall | null, spec: RequestSpec<T>): Promise<z.infer<T>> {
+  const { PARTNER_API_BASE_URL, HTTP_TIMEOUT_MS, API_MAX_RETRIES, API_INTERACTIVE_DEADLINE_MS } = env();
+  const { path } = spec;
   const url = new URL(`/api/v1${path}`, PARTNER_API_BASE_URL);
-  for (const [key, value] of Object.entries(query)) {
+  for (const [key, value] of Object.entries(spec.query ?? {})) {
     if (value !== undefined) url.searchParams.set(key, String(value));
   }
-  let response: Response;
-  try {
-    response = await fetch(url, {
-      headers: { Authorization: `Bearer ${accessToken}`, Accept: "application/json" },
-      signal: AbortSignal.timeout(HTTP_TIMEOUT_MS),
-      cache: "no-store",
-    });
-  } catch (error) {
-    logger.warn({ path, err: error }, "partner API unreachable");
-    throw new PartnerApiError("unavailable", undefined, undefined);
+  const deadline = call?.deadline ?? Date.now() + API_INTERACTIVE_DEADLINE_MS;
+  const count = apiCounters(call?.installRowId ?? NO_INSTALL);
+  // GET is idempotent (RFC 9110 §9.2.2): safe to send again after a 5xx or a lost answer.
+  const idempotent = spec.method === "GET";
+  let retries = 0;
+
+  /**
+   * Whether another attempt is allowed and can start `waitMs` from now within the deadline; waits
+   * that long first unless the install's budget already holds every caller for it.
+   */
+  const mayRetry = async (waitMs: number, { budgetHolds = false } = {}): Promise<boolean> => {
+    if (retries >= API_MAX_RETRIES || Date.now() + waitMs >= deadline) return false;
+    retries += 1;
+    count.retries += 1;
+    if (waitMs > 0 && !budgetHolds) await sleep(waitMs);
+    return true;
+  };
+
+  for (;;) {
+    const grant = call ? await budgetFor(call) : null;
+    const timeoutMs = Math.min(HTTP_TIMEOUT_MS, deadline - Date.now());
+    if (timeoutMs <= 0) throw new PartnerApiError("timeout", undefined, undefined);
+    count.requests += 1;
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        method: spec.method,
+        headers: { Authorization: `Bearer ${accessToken}`, Accept: "application/json" },
+        signal: AbortSignal.timeout(timeoutMs),
+        cache: "no-store",
+      });
+    } catch (error) {
+      const timedOut = error instanceof Error && error.name === "TimeoutError";
+      logger.warn({ path, timedOut, attempt: retries + 1, err: timedOut ? undefined : error }, timedOut ? "partner API did not answer in time" : "partner API unreachable");
+      if (idempotent && (await mayRetry(fullJitter(retries, SERVER_ERROR_BACKOFF.baseMs, SERVER_ERROR_BACKOFF.capMs)))) continue;
+      throw new PartnerApiError(timedOut ? "timeout" : "unavailable", undefined, undefined);
+    }
+
+    const limits = readRateLimitHeaders(response.headers);
+    if (call && grant) await observeAnswer(call.installRowId, grant, limits);
+    if (response.headers.get("Deprecation") === "true") {
+      // public-facts.md "Versioning": deprecated versions say so; make it visible to the partner.
+      logger.warn({ path, sunset: response.headers.get("Sunset") }, "partner API version is deprecated");
+    }
+
+    if (response.status === 429) {
+      count.rateLimited += 1;
+      const failure = await classifyFailure(response);
+      // public-facts.md: no Retry-After; RateLimit-ResetsIn when sent, else the client's own backoff.
+      const waitMs =
+        limits.resetsInSeconds !== undefined ? limits.resetsInSeconds * 1000 : fullJitter(retries, RATE_LIMITED_BACKOFF.baseMs, RATE_LIMITED_BACKOFF.capMs);
+      logger.warn({ path, installRowId: call?.installRowId, waitMs, attempt: retries + 1 }, "partner API answered 429; holding the install's budget");
+      if (call && grant) {
+        // Every caller of the install, in every instance, waits: no stampede when the window resets.
+        await holdAfterRateLimited(call.installRowId, grant, waitMs);
+        if (await mayRetry(waitMs, { budgetHolds: true })) continue;
+      } else if (await mayRetry(waitMs)) continue;
+      throw failure;
+    }
+    if (response.status >= 500) {
+      const failure = await classifyFailure(response);
+      logger.warn({ path, status: response.status, attempt: retries + 1 }, "partner API answered with a server error");
+      if (idempotent && (await mayRetry(fullJitter(retries, SERVER_ERROR_BACKOFF.baseMs, SERVER_ERROR_BACKOFF.capMs)))) continue;
+      throw failure;
+    }
+    if (!response.ok) throw await classifyFailure(response);
+    const parsed = spec.schema.safeParse(await readJson(response));
+    if (!parsed.success) {
+      logger.warn({ path, issues: parsed.error.issues.slice(0, 5) }, "partner API answer did not match the schema");
+      throw new PartnerApiError("bad_response", response.status, undefined);
+    }
+    return parsed.data;
   }
-  if (response.headers.get("Deprecation") === "true") {
-    // public-facts.md "Versioning": deprecated versions say so; make it visible to the partner.
-    logger.warn({ path, sunset: response.headers.get("Sunset") }, "partner API version is deprecated");
-  }
-  if (!response.ok) throw await classifyFailure(response);
-  const parsed = schema.safeParse(await readJson(response));
-  if (!parsed.success) {
-    logger.warn({ path, issues: parsed.error.issues.slice(0, 5) }, "partner API answer did not match the schema");
-    throw new PartnerApiError("bad_response", response.status, undefined);
-  }
-  return parsed.data;
 }
 
 /** `GET /consumers/me`: who the token belongs to (public-facts.md; needs no scope). */
-export function fetchConsumer(accessToken: string): Promise<Consumer> {
-  return getJson(accessToken, "/consumers/me", {}, ConsumerSchema);
+export function fetchConsumer(accessToken: string, call: ApiCall | null): Promise<Consumer> {
+  return request(accessToken, call, { method: "GET", path: "/consumers/me", schema: ConsumerSchema });
 }
 
 /** `GET /charge-points` with `page` (from 0) and `perPage` (1 to 100, public-facts.md). */
-export function fetchChargePoints(accessToken: string, page: { page: number; perPage: number }): Promise<ChargePointPage> {
-  return getJson(accessToken, "/charge-points", page, ChargePointPageSchema);
+export function fetchChargePoints(accessToken: string, call: ApiCall, page: { page: number; perPage: number }): Promise<ChargePointPage> {
+  return request(accessToken, call, { method: "GET", path: "/charge-points", query: page, schema: ChargePointPageSchema });
 }
 
 /** `GET /charges` (scope charge-transactions:read, public-facts.md), one page. */
-export function fetchCharges(accessToken: string, page: { page: number; perPage: number }): Promise<ChargePage> {
-  return getJson(accessToken, "/charges", page, ChargePageSchema);
+export function fetchCharges(accessToken: string, call: ApiCall, page: { page: number; perPage: number }): Promise<ChargePage> {
+  return request(accessToken, call, { method: "GET", path: "/charges", query: page, schema: ChargePageSchema });
 }

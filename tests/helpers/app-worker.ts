@@ -16,6 +16,13 @@
 //   callback <query>          the redirect_uri's work (completeInstall) for a callback query string
 //   reencrypt                 re-encrypts all grants under the current key
 //   ready                     one readiness check (lib/health.ts); prints it with how long it took
+//   api-burst <id> <n> [priority]
+//                             n concurrent reads of one charge point (withAccessToken + GET /charge-points),
+//                             "interactive" (default) or "background"; prints results and the client's counters
+//   fairness <A> <B> <nA> <nB>
+//                             in one process: nA background reads for install A until A waits for budget,
+//                             then nB interactive reads for install B; prints B's counters and how many of
+//                             A's reads were still waiting when B's were all done
 import { createInterface } from "node:readline";
 import { InstallFailedError, completeInstall } from "../../lib/installs/connect";
 import { fetchInstallChargePoints, fetchInstallSummary } from "../../lib/installs/dashboard";
@@ -27,7 +34,8 @@ import { ensureOAuthConfiguration } from "../../lib/oauth/token-endpoint";
 import { reencryptAllGrants } from "../../lib/oauth/token-vault";
 import { checkReadiness } from "../../lib/health";
 import { db } from "../../lib/db/client";
-import { fetchConsumer } from "../../lib/partner-api/client";
+import { apiCounters, fetchChargePoints, fetchConsumer, type ApiCounters } from "../../lib/partner-api/client";
+import type { Priority } from "../../lib/partner-api/budget";
 
 const [command, installRowId = "", countArg = "1"] = process.argv.slice(2);
 const realFetch = globalThis.fetch;
@@ -45,7 +53,22 @@ function interceptTokenEndpoint(onAnswer: (response: Response) => Promise<Respon
 }
 
 async function callOnce() {
-  return withAccessToken(installRowId, (token) => fetchConsumer(token));
+  return withAccessToken(installRowId, (token, call) => fetchConsumer(token, call));
+}
+
+/** One read through the whole client: the install's token, its budget, retries. */
+function readOneChargePoint(id: string, priority: Priority) {
+  return withAccessToken(id, (token, call) => fetchChargePoints(token, call, { page: 0, perPage: 1 }), { priority });
+}
+
+async function settle(promises: Promise<unknown>[]) {
+  const errors: Record<string, number> = {};
+  let ok = 0;
+  for (const r of await Promise.allSettled(promises)) {
+    if (r.status === "fulfilled") ok += 1;
+    else errors[describe(r.reason)] = (errors[describe(r.reason)] ?? 0) + 1;
+  }
+  return { ok, errors };
 }
 
 function describe(error: unknown) {
@@ -138,6 +161,28 @@ switch (command) {
     const started = performance.now();
     const readiness = await checkReadiness();
     console.log(JSON.stringify({ ...readiness, ms: performance.now() - started }));
+    break;
+  }
+  case "api-burst": {
+    const priority = (process.argv[5] ?? "interactive") as Priority;
+    await Promise.all(Array.from({ length: 5 }, () => db().$queryRaw`SELECT 1`));
+    const started = performance.now();
+    const result = await settle(Array.from({ length: Number(countArg) }, () => readOneChargePoint(installRowId, priority)));
+    const counters: ApiCounters = apiCounters(installRowId);
+    console.log(JSON.stringify({ ...result, counters, wallMs: performance.now() - started }));
+    break;
+  }
+  case "fairness": {
+    const [installA, installB, nA, nB] = process.argv.slice(3);
+    const aReads = Array.from({ length: Number(nA) }, () => readOneChargePoint(installA!, "background"));
+    let aDone = 0;
+    for (const read of aReads) void read.then(() => (aDone += 1), () => (aDone += 1));
+    // A is saturated once its reads have to wait for budget.
+    while (apiCounters(installA!).waitedForBudget === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    const b = await settle(Array.from({ length: Number(nB) }, () => readOneChargePoint(installB!, "interactive")));
+    const aWaitingWhenBDone = Number(nA) - aDone;
+    console.log(JSON.stringify({ b, bCounters: apiCounters(installB!), aWaitingWhenBDone, aCounters: apiCounters(installA!) }));
+    // A's remaining reads are abandoned with the process.
     break;
   }
   default:

@@ -52,13 +52,13 @@ describe("refresh single-flight", () => {
     // This process reads the token; before it uses it, another instance refreshes (the service
     // then revokes the old access token), so this call gets a 401 with the token it read.
     let calls = 0;
-    const consumer = await withAccessToken(installRowId, async (token) => {
+    const consumer = await withAccessToken(installRowId, async (token, call) => {
       calls += 1;
       if (calls === 1) {
         await sql("UPDATE token_grants SET access_token_expires_at = now() - interval '1 minute' WHERE install_row_id = $1", [installRowId]);
         expect(resultOf<CallSummary>(await runAppWorker(["call", installRowId, "1"])).ok).toBe(1);
       }
-      return fetchConsumer(token);
+      return fetchConsumer(token, call);
     });
 
     expect(calls).toBe(2); // the 401, then the retry with the re-read token

@@ -1,0 +1,309 @@
+// Each install's rate budget at the partner API, shared by every app instance and the worker.
+//
+// contract §8: 1,000 requests per 60 seconds by default, per install; clients apply backoff. How the
+// service counts is not shown (a fixed window, a sliding one, a token bucket?), so the app keeps to
+// the rule that is safe against all of them: never more than the quota in ANY span of the window's
+// length. It does so with GCRA (the generic cell rate algorithm, a token bucket kept as a single
+// timestamp, the "theoretical arrival time" or TAT) in one row per install, in PostgreSQL:
+//
+//   - the steady rate is (1 - margin) × quota per window: one request every `interval`;
+//   - a burst of up to margin/2 × quota may go at once when the budget is full;
+//   - so any window holds at most quota × (1 - margin/2) of the app's requests, and the other half
+//     of the margin absorbs the spread of network delays between this clock and the service's.
+//
+// Hand-written, because no maintained library offers an exact budget shared through PostgreSQL:
+// rate-limiter-flexible's PostgreSQL store (used for sign-in limits, lib/rate-limit.ts) counts in
+// fixed windows, which lets up to twice the limit through across a window's edge, and a server that
+// counts differently would answer 429; Bottleneck's cluster mode needs Redis and is unmaintained;
+// p-queue and the like count per process. Every instance and the worker take from the same row,
+// with one atomic statement per request (the database's clock, so app clocks may disagree).
+//
+// Priorities (issue 11): a page's call ("interactive") may use the whole burst and may reserve a
+// slot a little ahead, up to its deadline; background work (sweeps, sync) may use only the half of
+// the burst above the reserve and never reserves ahead, so a page finds budget at once even while a
+// sync runs flat out. Within a process, each install has its own lane (below): one install's
+// waiting never holds up another's calls, and a page's call goes before background calls queued
+// for the same install.
+import "server-only";
+import { setTimeout as sleep } from "node:timers/promises";
+import { db } from "@/lib/db/client";
+import { env } from "@/lib/env";
+
+export type Priority = "interactive" | "background";
+
+/** contract §8's default, used until the service states the install's own budget. */
+export const DEFAULT_QUOTA = 1_000;
+export const DEFAULT_WINDOW_SECONDS = 60;
+
+/** What a taken request may rely on, for reading the service's answer against it. */
+export type BudgetGrant = {
+  quota: number;
+  windowSeconds: number;
+  /** Milliseconds between requests at the steady rate. */
+  intervalMs: number;
+  /** Requests the full budget allows at once (the interactive burst). */
+  burst: number;
+  /** How long this request waited for its slot. */
+  waitedMs: number;
+};
+
+/** No budget within the caller's deadline: the caller says "busy, try again in N s". */
+export class BudgetExhaustedError extends Error {
+  constructor(readonly retryInMs: number) {
+    super(`no rate budget within the deadline; try again in ${Math.ceil(retryInMs / 1000)} s`);
+    this.name = "BudgetExhaustedError";
+  }
+}
+
+type TakeRow = {
+  quota: number;
+  window_seconds: number;
+  interval_ms: number;
+  burst: number;
+  wait_ms: number;
+  granted: boolean;
+};
+
+/**
+ * One atomic statement: lock the install's row, decide, and move the TAT if the request may go
+ * within `maxWaitMs`. Returns no row when the install has no budget row yet.
+ *
+ * GCRA: a request may go at `max(tat, now) - tolerance`; taking it moves the TAT one interval on.
+ * The tolerance is (burst - 1) intervals for a page, and keeps `ceil(burst / 2)` slots back for
+ * background work. `clock_timestamp()` (not `now()`) is read after the row lock is granted, so a
+ * request that queued for the lock is timed when it is decided.
+ */
+async function takeOnce(installRowId: string, priority: Priority, maxWaitMs: number): Promise<TakeRow | undefined> {
+  const margin = env().API_BUDGET_MARGIN;
+  const rows = await db().$queryRaw<TakeRow[]>`
+    WITH budget AS (
+      SELECT quota, window_seconds, tat, clock_timestamp() AS now
+      FROM api_budgets WHERE install_row_id = ${installRowId}::uuid
+      FOR UPDATE
+    ), rule AS (
+      SELECT budget.*,
+             window_seconds * 1000.0 / (quota * (1 - ${margin}::float8)) AS interval_ms,
+             greatest(1, floor(quota * ${margin}::float8 / 2)) AS burst
+      FROM budget
+    ), decision AS (
+      SELECT rule.*,
+             greatest(tat, now) AS start,
+             (CASE WHEN ${priority} = 'interactive' THEN burst - 1
+                   ELSE greatest(0, burst - 1 - ceil(burst / 2.0)) END) * interval_ms AS tolerance_ms
+      FROM rule
+    ), verdict AS (
+      SELECT decision.*,
+             greatest(0, extract(epoch FROM start - now)::float8 * 1000 - tolerance_ms) AS wait_ms
+      FROM decision
+    ), taken AS (
+      UPDATE api_budgets b SET tat = v.start + make_interval(secs => v.interval_ms / 1000)
+      FROM verdict v
+      WHERE b.install_row_id = ${installRowId}::uuid AND v.wait_ms <= ${maxWaitMs}::float8
+      RETURNING b.install_row_id
+    )
+    SELECT quota, window_seconds, interval_ms::float8 AS interval_ms, burst::int AS burst, wait_ms::float8 AS wait_ms,
+           EXISTS (SELECT 1 FROM taken) AS granted
+    FROM verdict`;
+  return rows[0];
+}
+
+/** Creates the install's budget row at contract §8's default size, full (nothing spent). */
+async function createBudget(installRowId: string): Promise<void> {
+  await db().$executeRaw`
+    INSERT INTO api_budgets (install_row_id, quota, window_seconds, tat)
+    VALUES (${installRowId}::uuid, ${DEFAULT_QUOTA}, ${DEFAULT_WINDOW_SECONDS}, clock_timestamp())
+    ON CONFLICT (install_row_id) DO NOTHING`;
+}
+
+async function take(installRowId: string, priority: Priority, maxWaitMs: number): Promise<TakeRow> {
+  const row = await takeOnce(installRowId, priority, maxWaitMs);
+  if (row) return row;
+  await createBudget(installRowId);
+  const created = await takeOnce(installRowId, priority, maxWaitMs);
+  if (!created) throw new Error(`the budget of install ${installRowId} is gone (the install was deleted)`);
+  return created;
+}
+
+// ----- lanes: the in-process queue of each install ----------------------------------------------
+//
+// One statement at a time per install per process: a thousand calls waiting for one install's row
+// lock would otherwise hold a thousand pooled connections, and every other install's calls would
+// wait for a connection. Interactive takers go first. A background taker told "not yet" makes the
+// lane's background side sleep until its slot, so the process polls the row once per slot rather
+// than once per waiting caller. Hand-written (a few lines) because per-key priority queues with a
+// wake-up time are not what p-queue and its kin offer.
+
+type Waiter = {
+  priority: Priority;
+  deadline: number;
+  resolve: (grant: BudgetGrant) => void;
+  reject: (error: unknown) => void;
+  enqueuedAt: number;
+};
+
+class Lane {
+  private readonly interactive: Waiter[] = [];
+  private readonly background: Waiter[] = [];
+  private busy = false;
+  private backgroundNotBefore = 0;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly installRowId: string,
+    private readonly onIdle: () => void,
+  ) {}
+
+  enqueue(waiter: Waiter): void {
+    (waiter.priority === "interactive" ? this.interactive : this.background).push(waiter);
+    this.pump();
+  }
+
+  private pump(): void {
+    if (this.busy) return;
+    const now = Date.now();
+    let waiter = this.interactive.shift();
+    if (!waiter && this.background.length > 0) {
+      if (now < this.backgroundNotBefore) {
+        this.timer ??= setTimeout(() => {
+          this.timer = undefined;
+          this.pump();
+        }, this.backgroundNotBefore - now);
+        return;
+      }
+      waiter = this.background.shift();
+    }
+    if (!waiter) {
+      this.onIdle();
+      return;
+    }
+    this.busy = true;
+    void this.serve(waiter, now).finally(() => {
+      this.busy = false;
+      this.pump();
+    });
+  }
+
+  private async serve(waiter: Waiter, now: number): Promise<void> {
+    const remaining = waiter.deadline - now;
+    // A page may reserve a slot ahead, leaving a second of its deadline for the request itself;
+    // background work takes a slot only when it is free now.
+    const maxWaitMs = waiter.priority === "interactive" ? Math.max(0, remaining - 1_000) : 0;
+    let row: TakeRow;
+    try {
+      row = await take(this.installRowId, waiter.priority, maxWaitMs);
+    } catch (error) {
+      waiter.reject(error);
+      return;
+    }
+    const grant = (waitMs: number): BudgetGrant => ({
+      quota: row.quota,
+      windowSeconds: row.window_seconds,
+      intervalMs: row.interval_ms,
+      burst: row.burst,
+      waitedMs: Date.now() - waiter.enqueuedAt + waitMs,
+    });
+    if (row.granted) {
+      // The slot is reserved; waiting for it happens outside the lane.
+      const waitMs = Math.ceil(row.wait_ms);
+      if (waitMs > 0) void sleep(waitMs).then(() => waiter.resolve(grant(waitMs)));
+      else waiter.resolve(grant(0));
+      return;
+    }
+    if (waiter.priority === "interactive" || now + row.wait_ms > waiter.deadline) {
+      waiter.reject(new BudgetExhaustedError(row.wait_ms));
+      return;
+    }
+    // Background, not yet: back to the head of its queue, and no background poll before the slot.
+    this.background.unshift(waiter);
+    this.backgroundNotBefore = Date.now() + Math.max(1, Math.ceil(row.wait_ms));
+  }
+}
+
+const lanes = new Map<string, Lane>();
+
+/**
+ * Waits until the install's budget allows one more request, and takes it. Throws
+ * BudgetExhaustedError when that would be after `deadline` (epoch ms).
+ */
+export function takeBudget(installRowId: string, priority: Priority, deadline: number): Promise<BudgetGrant> {
+  return new Promise((resolve, reject) => {
+    let lane = lanes.get(installRowId);
+    if (!lane) {
+      const created = new Lane(installRowId, () => {
+        if (lanes.get(installRowId) === created) lanes.delete(installRowId);
+      });
+      lanes.set(installRowId, created);
+      lane = created;
+    }
+    lane.enqueue({ priority, deadline, resolve, reject, enqueuedAt: Date.now() });
+  });
+}
+
+// ----- believing the service ----------------------------------------------------------------------
+
+/** The `RateLimit-*` headers of one answer (public-facts.md), each absent when not sent or not a number. */
+export type RateLimitHeaders = { quota?: number; windowSeconds?: number; remaining?: number; resetsInSeconds?: number };
+
+export function readRateLimitHeaders(headers: Headers): RateLimitHeaders {
+  const number = (name: string) => {
+    const raw = headers.get(name);
+    if (raw === null || !/^\d+$/.test(raw.trim())) return undefined;
+    return Number(raw);
+  };
+  return {
+    quota: number("RateLimit-Quota"),
+    windowSeconds: number("RateLimit-TimeWindow"),
+    remaining: number("RateLimit-Remaining"),
+    resetsInSeconds: number("RateLimit-ResetsIn"),
+  };
+}
+
+/**
+ * Holds every request of the install (all instances) until `holdMs` from now, after which the
+ * budget starts again from empty: after a 429, or when the service says fewer requests remain
+ * than the app's pace would send.
+ */
+async function holdBudget(installRowId: string, holdMs: number, grant: BudgetGrant): Promise<void> {
+  const pushMs = holdMs + (grant.burst - 1) * grant.intervalMs;
+  await db().$executeRaw`
+    UPDATE api_budgets SET tat = greatest(tat, clock_timestamp() + make_interval(secs => ${pushMs / 1000}::float8))
+    WHERE install_row_id = ${installRowId}::uuid`;
+}
+
+/**
+ * Reads one answer's `RateLimit-*` headers against the budget. Usually costs nothing: the database
+ * is written only when the service states another size than the row holds, or counts more of the
+ * install's requests than the app's pace allows for (another client of the install, an app instance
+ * restored from an old version, a service that counts differently): then the service is believed.
+ */
+export async function observeAnswer(installRowId: string, grant: BudgetGrant, headers: RateLimitHeaders): Promise<void> {
+  const { quota, windowSeconds, remaining, resetsInSeconds } = headers;
+  if ((quota !== undefined && quota > 0 && quota !== grant.quota) || (windowSeconds !== undefined && windowSeconds > 0 && windowSeconds !== grant.windowSeconds)) {
+    await resizeBudget(installRowId, quota ?? grant.quota, windowSeconds ?? grant.windowSeconds);
+  }
+  if (remaining === undefined || resetsInSeconds === undefined) return;
+  // ResetsIn is whole seconds, rounded up: the window may end up to a second sooner. Compare with
+  // the shortest window it can mean; hold for the longest.
+  const paceWouldSend = (Math.max(0, resetsInSeconds - 1) * 1000) / grant.intervalMs;
+  if (remaining < paceWouldSend) {
+    await holdBudget(installRowId, resetsInSeconds * 1000 - remaining * grant.intervalMs, grant);
+  }
+}
+
+/** After a 429: nothing more for the install until the service's window resets (or `backoffMs`). */
+export function holdAfterRateLimited(installRowId: string, grant: BudgetGrant, waitMs: number): Promise<void> {
+  return holdBudget(installRowId, waitMs, grant);
+}
+
+/**
+ * Sets the install's budget size as the service states it (`rateLimit` /
+ * `rateLimitIntervalInSeconds` of /consumers/me, or the `RateLimit-*` headers).
+ */
+export async function resizeBudget(installRowId: string, quota: number, windowSeconds: number): Promise<void> {
+  if (!(quota > 0 && windowSeconds > 0)) return;
+  await db().$executeRaw`
+    INSERT INTO api_budgets (install_row_id, quota, window_seconds, tat)
+    VALUES (${installRowId}::uuid, ${quota}, ${windowSeconds}, clock_timestamp())
+    ON CONFLICT (install_row_id) DO UPDATE SET quota = excluded.quota, window_seconds = excluded.window_seconds
+    WHERE api_budgets.quota <> excluded.quota OR api_budgets.window_seconds <> excluded.window_seconds`;
+}

@@ -43,8 +43,10 @@ export type BudgetGrant = {
   intervalMs: number;
   /** Requests the full budget allows at once (the interactive burst). */
   burst: number;
-  /** How long this request waited for its slot. */
+  /** How long the budget made this request wait for its slot (not counting the lane's queue). */
   waitedMs: number;
+  /** The budget's own cost: the round trip of the statement that took the slot. */
+  statementMs: number;
 };
 
 /** No budget within the caller's deadline: the caller says "busy, try again in N s". */
@@ -138,7 +140,9 @@ type Waiter = {
   deadline: number;
   resolve: (grant: BudgetGrant) => void;
   reject: (error: unknown) => void;
-  enqueuedAt: number;
+  /** What the budget has told this waiter to wait so far, and its statements' time. */
+  budgetWaitMs: number;
+  statementMs: number;
 };
 
 class Lane {
@@ -184,29 +188,33 @@ class Lane {
   }
 
   private async serve(waiter: Waiter, now: number): Promise<void> {
+    // (Time waited in the lane's queue behind other callers' statements is not budget waiting.)
     const remaining = waiter.deadline - now;
     // A page may reserve a slot ahead, leaving a second of its deadline for the request itself;
     // background work takes a slot only when it is free now.
     const maxWaitMs = waiter.priority === "interactive" ? Math.max(0, remaining - 1_000) : 0;
     let row: TakeRow;
+    const started = performance.now();
     try {
       row = await take(this.installRowId, waiter.priority, maxWaitMs);
     } catch (error) {
       waiter.reject(error);
       return;
     }
-    const grant = (waitMs: number): BudgetGrant => ({
-      quota: row.quota,
-      windowSeconds: row.window_seconds,
-      intervalMs: row.interval_ms,
-      burst: row.burst,
-      waitedMs: Date.now() - waiter.enqueuedAt + waitMs,
-    });
+    waiter.statementMs += performance.now() - started;
     if (row.granted) {
       // The slot is reserved; waiting for it happens outside the lane.
       const waitMs = Math.ceil(row.wait_ms);
-      if (waitMs > 0) void sleep(waitMs).then(() => waiter.resolve(grant(waitMs)));
-      else waiter.resolve(grant(0));
+      const grant: BudgetGrant = {
+        quota: row.quota,
+        windowSeconds: row.window_seconds,
+        intervalMs: row.interval_ms,
+        burst: row.burst,
+        waitedMs: waiter.budgetWaitMs + waitMs,
+        statementMs: waiter.statementMs,
+      };
+      if (waitMs > 0) void sleep(waitMs).then(() => waiter.resolve(grant));
+      else waiter.resolve(grant);
       return;
     }
     if (waiter.priority === "interactive" || now + row.wait_ms > waiter.deadline) {
@@ -215,7 +223,9 @@ class Lane {
     }
     // Background, not yet: back to the head of its queue, and no background poll before the slot.
     this.background.unshift(waiter);
-    this.backgroundNotBefore = Date.now() + Math.max(1, Math.ceil(row.wait_ms));
+    const waitMs = Math.max(1, Math.ceil(row.wait_ms));
+    waiter.budgetWaitMs += waitMs;
+    this.backgroundNotBefore = Date.now() + waitMs;
   }
 }
 
@@ -225,7 +235,19 @@ const lanes = new Map<string, Lane>();
  * Waits until the install's budget allows one more request, and takes it. Throws
  * BudgetExhaustedError when that would be after `deadline` (epoch ms).
  */
-export function takeBudget(installRowId: string, priority: Priority, deadline: number): Promise<BudgetGrant> {
+export async function takeBudget(installRowId: string, priority: Priority, deadline: number): Promise<BudgetGrant> {
+  const grant = await takeFromLane(installRowId, priority, deadline);
+  // A slot reserved before this process met a 429 for the install would land inside the hold: take
+  // a new one after it instead (other processes learn of the hold from the row).
+  const heldTill = heldUntil.get(installRowId);
+  if (heldTill !== undefined) {
+    if (heldTill > Date.now()) return takeBudget(installRowId, priority, deadline);
+    heldUntil.delete(installRowId);
+  }
+  return grant;
+}
+
+function takeFromLane(installRowId: string, priority: Priority, deadline: number): Promise<BudgetGrant> {
   return new Promise((resolve, reject) => {
     let lane = lanes.get(installRowId);
     if (!lane) {
@@ -235,7 +257,7 @@ export function takeBudget(installRowId: string, priority: Priority, deadline: n
       lanes.set(installRowId, created);
       lane = created;
     }
-    lane.enqueue({ priority, deadline, resolve, reject, enqueuedAt: Date.now() });
+    lane.enqueue({ priority, deadline, resolve, reject, budgetWaitMs: 0, statementMs: 0 });
   });
 }
 
@@ -263,7 +285,13 @@ export function readRateLimitHeaders(headers: Headers): RateLimitHeaders {
  * budget starts again from empty: after a 429, or when the service says fewer requests remain
  * than the app's pace would send.
  */
+/** Holds this process has declared, per install (epoch ms), for slots reserved before them. */
+const heldUntil = new Map<string, number>();
+
 async function holdBudget(installRowId: string, holdMs: number, grant: BudgetGrant): Promise<void> {
+  heldUntil.set(installRowId, Math.max(heldUntil.get(installRowId) ?? 0, Date.now() + holdMs));
+  // The TAT a full tolerance past the hold's end: the budget starts again from empty, one request
+  // per interval, so the callers that were waiting do not all go at once when it ends.
   const pushMs = holdMs + (grant.burst - 1) * grant.intervalMs;
   await db().$executeRaw`
     UPDATE api_budgets SET tat = greatest(tat, clock_timestamp() + make_interval(secs => ${pushMs / 1000}::float8))

@@ -141,14 +141,27 @@ export function callFor(installRowId: string, priority: Priority = "interactive"
 }
 
 /**
- * Counts per install in this process (requests sent, 429s met, retries, calls that had to wait for
- * budget): what tests and the bench read, and what a metrics exporter would publish.
+ * Counts per install in this process: requests sent, 429s met, retries, requests that had to wait
+ * for budget, calls refused for want of budget, and the time spent in the budget's statement and in
+ * the requests themselves. What tests (the counts) and the bench (the times) read, and what a
+ * metrics exporter would publish.
  */
-export type ApiCounters = { requests: number; rateLimited: number; retries: number; waitedForBudget: number; budgetExhausted: number };
+export type ApiCounters = {
+  requests: number;
+  rateLimited: number;
+  retries: number;
+  waitedForBudget: number;
+  budgetExhausted: number;
+  budgetStatementMs: number;
+  requestMs: number;
+};
 const counters = new Map<string, ApiCounters>();
 export function apiCounters(installRowId: string): ApiCounters {
   let entry = counters.get(installRowId);
-  if (!entry) counters.set(installRowId, (entry = { requests: 0, rateLimited: 0, retries: 0, waitedForBudget: 0, budgetExhausted: 0 }));
+  if (!entry) {
+    entry = { requests: 0, rateLimited: 0, retries: 0, waitedForBudget: 0, budgetExhausted: 0, budgetStatementMs: 0, requestMs: 0 };
+    counters.set(installRowId, entry);
+  }
   return entry;
 }
 const NO_INSTALL = "-";
@@ -164,7 +177,9 @@ const RATE_LIMITED_BACKOFF = { baseMs: 1_000, capMs: 30_000 };
 async function budgetFor(call: ApiCall): Promise<BudgetGrant> {
   try {
     const grant = await takeBudget(call.installRowId, call.priority, call.deadline);
-    if (grant.waitedMs > 5) apiCounters(call.installRowId).waitedForBudget += 1;
+    const count = apiCounters(call.installRowId);
+    if (grant.waitedMs > 0) count.waitedForBudget += 1;
+    count.budgetStatementMs += grant.statementMs;
     return grant;
   } catch (error) {
     if (!(error instanceof BudgetExhaustedError)) throw error;
@@ -210,6 +225,7 @@ async function request<T extends z.ZodType>(accessToken: string, call: ApiCall |
     const timeoutMs = Math.min(HTTP_TIMEOUT_MS, deadline - Date.now());
     if (timeoutMs <= 0) throw new PartnerApiError("timeout", undefined, undefined);
     count.requests += 1;
+    const sentAt = performance.now();
     let response: Response;
     try {
       response = await fetch(url, {
@@ -225,6 +241,7 @@ async function request<T extends z.ZodType>(accessToken: string, call: ApiCall |
       throw new PartnerApiError(timedOut ? "timeout" : "unavailable", undefined, undefined);
     }
 
+    count.requestMs += performance.now() - sentAt;
     const limits = readRateLimitHeaders(response.headers);
     if (call && grant) await observeAnswer(call.installRowId, grant, limits);
     if (response.headers.get("Deprecation") === "true") {

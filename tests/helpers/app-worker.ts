@@ -19,6 +19,8 @@
 //   api-burst <id> <n> [priority]
 //                             n concurrent reads of one charge point (withAccessToken + GET /charge-points),
 //                             "interactive" (default) or "background"; prints results and the client's counters
+//   spend <id> <n>            n requests with the install's token straight to the API, past the client and
+//                             its budget (another client of the same install); prints the statuses
 //   fairness <A> <B> <nA> <nB>
 //                             in one process: nA background reads for install A until A waits for budget,
 //                             then nB interactive reads for install B; prints B's counters and how many of
@@ -170,6 +172,18 @@ switch (command) {
     const result = await settle(Array.from({ length: Number(countArg) }, () => readOneChargePoint(installRowId, priority)));
     const counters: ApiCounters = apiCounters(installRowId);
     console.log(JSON.stringify({ ...result, counters, wallMs: performance.now() - started }));
+    break;
+  }
+  case "spend": {
+    const statuses: Record<string, number> = {};
+    await withAccessToken(installRowId, async (token) => {
+      for (let i = 0; i < Number(countArg); i++) {
+        const response = await fetch(new URL("/api/v1/charge-points?page=0&perPage=1", process.env.PARTNER_API_BASE_URL), { headers: { Authorization: `Bearer ${token}` } });
+        await response.arrayBuffer();
+        statuses[response.status] = (statuses[response.status] ?? 0) + 1;
+      }
+    });
+    console.log(JSON.stringify({ statuses }));
     break;
   }
   case "fairness": {

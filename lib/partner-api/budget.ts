@@ -19,9 +19,9 @@
 // with one atomic statement per request (the database's clock, so app clocks may disagree).
 //
 // Priorities (issue 11): a page's call ("interactive") may use the whole burst and may reserve a
-// slot a little ahead, up to its deadline; background work (sweeps, sync) may use only the half of
-// the burst above the reserve and never reserves ahead, so a page finds budget at once even while a
-// sync runs flat out. Within a process, each install has its own lane (below): one install's
+// slot ahead, up to its deadline; background work (sweeps, sync) may use only the half of the burst
+// above the reserve, and reserves at most BACKGROUND_LOOKAHEAD_INTERVALS ahead, so a page finds
+// budget at once even while a sync runs flat out. Within a process, each install has its own lane (below): one install's
 // waiting never holds up another's calls, and a page's call goes before background calls queued
 // for the same install.
 import "server-only";
@@ -57,6 +57,15 @@ export class BudgetExhaustedError extends Error {
   }
 }
 
+/**
+ * How far ahead background work may reserve its next slot, in intervals. Without it, a walker that
+ * asks a little after its slot came (its previous request still returning) would lose that time
+ * for good, since GCRA counts from "now" once the slot has passed: a sequential walk measured 0.70
+ * of the limit. Reserving the next slot or two keeps it on the schedule, and costs a page at most
+ * that many of its reserved slots for one interval.
+ */
+const BACKGROUND_LOOKAHEAD_INTERVALS = 2;
+
 type TakeRow = {
   quota: number;
   window_seconds: number;
@@ -68,14 +77,15 @@ type TakeRow = {
 
 /**
  * One atomic statement: lock the install's row, decide, and move the TAT if the request may go
- * within `maxWaitMs`. Returns no row when the install has no budget row yet.
+ * within `maxWaitMs` plus `lookaheadIntervals` intervals. Returns no row when the install has no
+ * budget row yet.
  *
  * GCRA: a request may go at `max(tat, now) - tolerance`; taking it moves the TAT one interval on.
  * The tolerance is (burst - 1) intervals for a page, and keeps `ceil(burst / 2)` slots back for
  * background work. `clock_timestamp()` (not `now()`) is read after the row lock is granted, so a
  * request that queued for the lock is timed when it is decided.
  */
-async function takeOnce(installRowId: string, priority: Priority, maxWaitMs: number): Promise<TakeRow | undefined> {
+async function takeOnce(installRowId: string, priority: Priority, maxWaitMs: number, lookaheadIntervals: number): Promise<TakeRow | undefined> {
   const margin = env().API_BUDGET_MARGIN;
   const rows = await db().$queryRaw<TakeRow[]>`
     WITH budget AS (
@@ -100,7 +110,7 @@ async function takeOnce(installRowId: string, priority: Priority, maxWaitMs: num
     ), taken AS (
       UPDATE api_budgets b SET tat = v.start + make_interval(secs => v.interval_ms / 1000)
       FROM verdict v
-      WHERE b.install_row_id = ${installRowId}::uuid AND v.wait_ms <= ${maxWaitMs}::float8
+      WHERE b.install_row_id = ${installRowId}::uuid AND v.wait_ms <= ${maxWaitMs}::float8 + ${lookaheadIntervals}::float8 * v.interval_ms
       RETURNING b.install_row_id
     )
     SELECT quota, window_seconds, interval_ms::float8 AS interval_ms, burst::int AS burst, wait_ms::float8 AS wait_ms,
@@ -118,10 +128,11 @@ async function createBudget(installRowId: string): Promise<void> {
 }
 
 async function take(installRowId: string, priority: Priority, maxWaitMs: number): Promise<TakeRow> {
-  const row = await takeOnce(installRowId, priority, maxWaitMs);
+  const lookahead = priority === "background" ? BACKGROUND_LOOKAHEAD_INTERVALS : 0;
+  const row = await takeOnce(installRowId, priority, maxWaitMs, lookahead);
   if (row) return row;
   await createBudget(installRowId);
-  const created = await takeOnce(installRowId, priority, maxWaitMs);
+  const created = await takeOnce(installRowId, priority, maxWaitMs, lookahead);
   if (!created) throw new Error(`the budget of install ${installRowId} is gone (the install was deleted)`);
   return created;
 }
@@ -191,7 +202,7 @@ class Lane {
     // (Time waited in the lane's queue behind other callers' statements is not budget waiting.)
     const remaining = waiter.deadline - now;
     // A page may reserve a slot ahead, leaving a second of its deadline for the request itself;
-    // background work takes a slot only when it is free now.
+    // background work only within its short lookahead (in `take`).
     const maxWaitMs = waiter.priority === "interactive" ? Math.max(0, remaining - 1_000) : 0;
     let row: TakeRow;
     const started = performance.now();
@@ -221,9 +232,10 @@ class Lane {
       waiter.reject(new BudgetExhaustedError(row.wait_ms));
       return;
     }
-    // Background, not yet: back to the head of its queue, and no background poll before the slot.
+    // Background, not yet: back to the head of its queue, and no background poll before its slot
+    // comes within the lookahead.
     this.background.unshift(waiter);
-    const waitMs = Math.max(1, Math.ceil(row.wait_ms));
+    const waitMs = Math.max(1, Math.ceil(row.wait_ms - BACKGROUND_LOOKAHEAD_INTERVALS * row.interval_ms));
     waiter.budgetWaitMs += waitMs;
     this.backgroundNotBefore = Date.now() + waitMs;
   }

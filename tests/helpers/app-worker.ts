@@ -19,6 +19,10 @@
 //   api-burst <id> <n> [priority]
 //                             n concurrent reads of one charge point (withAccessToken + GET /charge-points),
 //                             "interactive" (default) or "background"; prints results and the client's counters
+//   walk <id,id,...> <ms> [perPage]
+//                             walks each install's charge list page by page, flat out, as background work,
+//                             over and over for ms milliseconds (one walker per install); prints each
+//                             install's counters (the bench's rate budget section)
 //   spend <id> <n>            n requests with the install's token straight to the API, past the client and
 //                             its budget (another client of the same install); prints the statuses
 //   fairness <A> <B> <nA> <nB>
@@ -36,7 +40,8 @@ import { ensureOAuthConfiguration } from "../../lib/oauth/token-endpoint";
 import { reencryptAllGrants } from "../../lib/oauth/token-vault";
 import { checkReadiness } from "../../lib/health";
 import { db } from "../../lib/db/client";
-import { apiCounters, fetchChargePoints, fetchConsumer, type ApiCounters } from "../../lib/partner-api/client";
+import { apiCounters, fetchChargePoints, fetchCharges, fetchConsumer, type ApiCounters } from "../../lib/partner-api/client";
+import { walkPages } from "../../lib/partner-api/paginate";
 import type { Priority } from "../../lib/partner-api/budget";
 
 const [command, installRowId = "", countArg = "1"] = process.argv.slice(2);
@@ -172,6 +177,29 @@ switch (command) {
     const result = await settle(Array.from({ length: Number(countArg) }, () => readOneChargePoint(installRowId, priority)));
     const counters: ApiCounters = apiCounters(installRowId);
     console.log(JSON.stringify({ ...result, counters, wallMs: performance.now() - started }));
+    break;
+  }
+  case "walk": {
+    const ids = installRowId.split(",");
+    const stopAt = Date.now() + Number(countArg);
+    const perPage = Number(process.argv[5] ?? 10);
+    const errors: Record<string, number> = {};
+    await Promise.all(
+      ids.map(async (id) => {
+        while (Date.now() < stopAt) {
+          try {
+            const pages = walkPages((page) => withAccessToken(id, (token, call) => fetchCharges(token, call, { page, perPage }), { priority: "background" }));
+            for await (const page of pages) {
+              void page;
+              if (Date.now() >= stopAt) break;
+            }
+          } catch (error) {
+            errors[describe(error)] = (errors[describe(error)] ?? 0) + 1;
+          }
+        }
+      }),
+    );
+    console.log(JSON.stringify({ errors, counters: Object.fromEntries(ids.map((id) => [id, apiCounters(id)])) }));
     break;
   }
   case "spend": {

@@ -24,7 +24,7 @@ async function sandbox<T = unknown>(method: "GET" | "PUT" | "POST" | "DELETE", p
   return (await response.json()) as T;
 }
 
-/** The limit every install made from now on gets (until resetWorld restores the stack's). */
+/** The limit of every install without its own, existing and future (until resetWorld restores the stack's). */
 const setDefaultLimit = (limit: number, windowSeconds: number) => sandbox("PUT", "/rate-limit", { limit, windowSeconds });
 
 type Counts = { total: number; byStatus: Record<string, number>; faulted: number; peakInAnyWindow: number };
@@ -121,6 +121,8 @@ describe("the rate budget", () => {
   it("one install saturating its budget does not slow another in the same process", async () => {
     await setDefaultLimit(50, 5);
     const busy = await installViaPortal(1001);
+    // Its own limit: the default changes for every install without one.
+    await sandbox("PUT", `/installs/${busy.installId}/rate-limit`, { limit: 50, windowSeconds: 5 });
     await setDefaultLimit(1000, 60);
     const calm = await installViaPortal(1002);
     const run = resultOf<{ b: { ok: number; errors: Record<string, number> }; bCounters: Counters; aWaitingWhenBDone: number; aCounters: Counters }>(

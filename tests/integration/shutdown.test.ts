@@ -3,7 +3,7 @@
 // given up with an error line and a non-zero exit, before the platform's SIGKILL would end it silently.
 //
 // Each test runs its own process (never the stack's server, which the other tests need): the
-// standalone server as the container image runs it.
+// standalone server as the container image runs it, or scripts/worker.ts as `npm run worker` does.
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHmac, randomUUID } from "node:crypto";
 import http from "node:http";
@@ -11,7 +11,7 @@ import net from "node:net";
 import path from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { freePort } from "../helpers/callback";
-import { closeSql, resetWorld, sql, stack } from "../helpers/stack";
+import { closeSql, control, installViaPortal, resetWorld, sql, stack } from "../helpers/stack";
 
 beforeEach(resetWorld);
 afterAll(closeSql);
@@ -66,6 +66,17 @@ async function startServer(overrides: Record<string, string> = {}): Promise<Star
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return { ...started, port };
+}
+
+/** `npm run worker` without npm and tsx's own wrapper process, so the test's signal reaches the worker itself. */
+function startWorker(overrides: Record<string, string> = {}): Started {
+  const tsx = path.resolve("node_modules/tsx/dist/esm/index.mjs");
+  return track(
+    spawn(process.execPath, ["--conditions=react-server", "--import", tsx, "scripts/worker.ts", "3600"], {
+      env: { ...process.env, LOG_LEVEL: "info", ...overrides },
+      stdio: ["ignore", "pipe", "pipe"],
+    }),
+  );
 }
 
 function signedDelivery(installId: number) {
@@ -182,5 +193,89 @@ describe("the app on SIGTERM", () => {
     expect(BOUND_LINE.exec(server.output())?.[1]).toBe("1");
 
     expect(await sql("SELECT 1 FROM webhook_deliveries WHERE install_id = $1", [7302])).toEqual([]);
+  });
+});
+
+type TokenStats = { calls: { refresh_token: number }; refreshes_issued: number; refreshes_in_flight: number; chain_revocations: number };
+const tokenStats = () => control<TokenStats>("GET", "/token-stats");
+
+/** Installs whose refresh tokens the keep-alive job finds due (a day from expiry, in the app's books). */
+async function installsDueForKeepAlive(count: number) {
+  const installs = [];
+  for (let i = 0; i < count; i++) installs.push(await installViaPortal(1001 + i, { clientAddress: `198.51.100.${i + 1}` }));
+  await sql("UPDATE token_grants SET refresh_token_expires_at = now() + interval '1 day' WHERE install_row_id = ANY($1)", [
+    installs.map((install) => install.installRowId),
+  ]);
+  return installs;
+}
+
+describe("the worker on SIGTERM", () => {
+  it("idle between rounds: announces the bound and exits 0 at once", async () => {
+    const worker = startWorker();
+    // Both jobs ran (nothing to do) and the worker is waiting for its next round, an hour away.
+    await worker.waitFor(/"msg":"reconcile sweep finished"/);
+    worker.child.kill("SIGTERM");
+    expect(Number((await worker.waitFor(STOPPING_LINE))[1])).toBe(25);
+    expect(await worker.exited).toMatchObject({ code: 0, signal: null });
+    expect(worker.output()).toMatch(/"msg":"worker stopped"/);
+  });
+
+  it("in the middle of keep-alive: finishes the refresh under way, starts no other, and exits 0", async () => {
+    const installs = await installsDueForKeepAlive(3);
+    // The identity provider holds each refresh for 3 s, so the signal lands while one is under way.
+    await control("POST", "/faults", { tokenEndpoint: { mode: "delay", count: 3, delayMs: 3_000 } });
+    const worker = startWorker();
+    let stats = await tokenStats();
+    while (stats.refreshes_in_flight === 0 && stats.refreshes_issued === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      stats = await tokenStats();
+    }
+    expect(stats).toMatchObject({ refreshes_in_flight: 1, refreshes_issued: 0 });
+    worker.child.kill("SIGTERM");
+
+    expect(await worker.exited).toMatchObject({ code: 0, signal: null });
+    // One refresh, finished and stored; the other installs wait for the next run, untouched.
+    expect(await tokenStats()).toMatchObject({ calls: { refresh_token: 1 }, refreshes_issued: 1, refreshes_in_flight: 0, chain_revocations: 0 });
+    const grants = await sql<{ version: number; refresh_started_at: Date | null }>(
+      "SELECT version, refresh_started_at FROM token_grants WHERE install_row_id = ANY($1) ORDER BY version DESC",
+      [installs.map((install) => install.installRowId)],
+    );
+    expect(grants).toEqual([
+      { version: 2, refresh_started_at: null },
+      { version: 1, refresh_started_at: null },
+      { version: 1, refresh_started_at: null },
+    ]);
+    // And no further job started: the reconcile sweep never ran.
+    expect(worker.output()).toMatch(/"stoppedEarly":true.*"msg":"keep-alive run finished"/);
+    expect(worker.output()).not.toMatch(/"msg":"reconcile sweep finished"/);
+  });
+
+  it("a refresh that hangs past SHUTDOWN_TIMEOUT_SECONDS: exits 1, naming the job, and the refresh stays marked for settling", async () => {
+    const [install] = await installsDueForKeepAlive(1);
+    // The identity provider holds the refresh for 5 s, far past the 1-second bound.
+    await control("POST", "/faults", { tokenEndpoint: { mode: "delay", count: 1, delayMs: 5_000 } });
+    const worker = startWorker({ SHUTDOWN_TIMEOUT_SECONDS: "1" });
+    while ((await tokenStats()).refreshes_in_flight === 0) await new Promise((resolve) => setTimeout(resolve, 25));
+
+    const signalledAt = performance.now();
+    worker.child.kill("SIGTERM");
+    const exit = await worker.exited;
+    expect(exit).toMatchObject({ code: 1, signal: null });
+    expect(exit.atMs - signalledAt).toBeGreaterThanOrEqual(1_000);
+    expect(exit.atMs - signalledAt).toBeLessThan(1_000 + 3_000);
+    expect(worker.output()).toMatch(/"level":50,.*"job":"keep-alive".*SHUTDOWN_TIMEOUT_SECONDS \(1 s\)/);
+
+    // The identity provider completes the rotation anyway (and this test waits for it, so that it
+    // cannot land in the next test): the outcome is unknown to the app, exactly as after a crash. The
+    // marker committed before sending stays, so the next run settles it before anything is sent
+    // again (lib/oauth/refresh.ts); nothing was sent twice.
+    while ((await tokenStats()).refreshes_in_flight > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await tokenStats()).toMatchObject({ calls: { refresh_token: 1 }, refreshes_issued: 1, chain_revocations: 0 });
+    const [grant] = await sql<{ version: number; refresh_started_at: Date | null }>(
+      "SELECT version, refresh_started_at FROM token_grants WHERE install_row_id = $1",
+      [install!.installRowId],
+    );
+    expect(grant!.version).toBe(1);
+    expect(grant!.refresh_started_at).not.toBeNull();
   });
 });

@@ -105,6 +105,8 @@ function answerOf(request: http.ClientRequest): Promise<Answer> {
 /**
  * A webhook delivery whose body arrives in two parts: the head and the first half now, the rest
  * when the test calls `finish`. One keep-alive connection (the agent's only socket) carries it.
+ * `headRead` resolves once the server has read the head, so the request is under way: the client
+ * asks for "100 Continue" (RFC 9110 §10.1.1), which Node's server sends when it has parsed the head.
  */
 function deliverInTwoParts(port: number, agent: http.Agent, delivery: ReturnType<typeof signedDelivery>) {
   const request = http.request({
@@ -113,13 +115,24 @@ function deliverInTwoParts(port: number, agent: http.Agent, delivery: ReturnType
     agent,
     method: "POST",
     path: "/api/webhooks",
-    headers: { "Content-Type": "application/json", "Content-Length": delivery.body.length, "X-Volt-Signature": delivery.signature },
+    headers: {
+      "Content-Type": "application/json",
+      "Content-Length": delivery.body.length,
+      "X-Volt-Signature": delivery.signature,
+      Expect: "100-continue",
+    },
   });
   const answer = answerOf(request);
   answer.catch(() => undefined); // the bound test never gets one
   const half = Math.floor(delivery.body.length / 2);
-  request.write(delivery.body.subarray(0, half));
-  return { answer, finish: () => request.end(delivery.body.subarray(half)) };
+  const headRead = new Promise<void>((resolve) =>
+    request.once("continue", () => {
+      request.write(delivery.body.subarray(0, half));
+      resolve();
+    }),
+  );
+  request.flushHeaders();
+  return { headRead, answer, finish: () => request.end(delivery.body.subarray(half)) };
 }
 
 /** Whether a new TCP connection to the port is accepted. */
@@ -134,16 +147,13 @@ function connects(port: number): Promise<boolean> {
   });
 }
 
-/** The server has received the request head and started reading the body: it is in flight. */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
-
 describe("the app on SIGTERM", () => {
   it("finishes a webhook delivery under way, refuses new connections, says stopping on /api/ready, and exits by itself", async () => {
     const server = await startServer();
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     const delivery = signedDelivery(7301);
-    const inFlight = deliverInTwoParts(server.port, agent, delivery);
-    await settle();
+    const delivering = deliverInTwoParts(server.port, agent, delivery);
+    await delivering.headRead;
 
     const signalledAt = performance.now();
     server.child.kill("SIGTERM");
@@ -153,8 +163,8 @@ describe("the app on SIGTERM", () => {
     // No new connection is taken...
     expect(await connects(server.port)).toBe(false);
     // ...but the delivery under way is read to its end and answered: the service never retries one (contract §6).
-    inFlight.finish();
-    expect(await inFlight.answer).toMatchObject({ status: 200 });
+    delivering.finish();
+    expect(await delivering.answer).toMatchObject({ status: 200 });
 
     // The same keep-alive connection, still open while the server drains, learns that it is stopping.
     const ready = await answerOf(http.request({ host: "127.0.0.1", port: server.port, agent, path: "/api/ready" }).end());
@@ -179,8 +189,7 @@ describe("the app on SIGTERM", () => {
     const server = await startServer({ SHUTDOWN_TIMEOUT_SECONDS: "1", WEBHOOK_READ_TIMEOUT_MS: "9000", WEBHOOK_RECORD_DEADLINE_MS: "9500" });
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     const delivery = signedDelivery(7302);
-    deliverInTwoParts(server.port, agent, delivery); // the rest never comes
-    await settle();
+    await deliverInTwoParts(server.port, agent, delivery).headRead; // the rest never comes
 
     const signalledAt = performance.now();
     server.child.kill("SIGTERM");
@@ -198,6 +207,16 @@ describe("the app on SIGTERM", () => {
 
 type TokenStats = { calls: { refresh_token: number }; refreshes_issued: number; refreshes_in_flight: number; chain_revocations: number };
 const tokenStats = () => control<TokenStats>("GET", "/token-stats");
+
+/** Polls the sandbox's token statistics until `condition` holds (or fails after 15 s, saying what it waited for). */
+async function tokenStatsWhen(condition: (stats: TokenStats) => boolean, what: string): Promise<TokenStats> {
+  for (let waited = 0; waited < 15_000; waited += 25) {
+    const stats = await tokenStats();
+    if (condition(stats)) return stats;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`the sandbox never saw ${what}`);
+}
 
 /** Installs whose refresh tokens the keep-alive job finds due (a day from expiry, in the app's books). */
 async function installsDueForKeepAlive(count: number) {
@@ -225,11 +244,7 @@ describe("the worker on SIGTERM", () => {
     // The identity provider holds each refresh for 3 s, so the signal lands while one is under way.
     await control("POST", "/faults", { tokenEndpoint: { mode: "delay", count: 3, delayMs: 3_000 } });
     const worker = startWorker();
-    let stats = await tokenStats();
-    while (stats.refreshes_in_flight === 0 && stats.refreshes_issued === 0) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-      stats = await tokenStats();
-    }
+    const stats = await tokenStatsWhen((s) => s.refreshes_in_flight > 0 || s.refreshes_issued > 0, "a refresh");
     expect(stats).toMatchObject({ refreshes_in_flight: 1, refreshes_issued: 0 });
     worker.child.kill("SIGTERM");
 
@@ -255,7 +270,7 @@ describe("the worker on SIGTERM", () => {
     // The identity provider holds the refresh for 5 s, far past the 1-second bound.
     await control("POST", "/faults", { tokenEndpoint: { mode: "delay", count: 1, delayMs: 5_000 } });
     const worker = startWorker({ SHUTDOWN_TIMEOUT_SECONDS: "1" });
-    while ((await tokenStats()).refreshes_in_flight === 0) await new Promise((resolve) => setTimeout(resolve, 25));
+    await tokenStatsWhen((s) => s.refreshes_in_flight > 0, "the refresh");
 
     const signalledAt = performance.now();
     worker.child.kill("SIGTERM");
@@ -269,8 +284,8 @@ describe("the worker on SIGTERM", () => {
     // cannot land in the next test): the outcome is unknown to the app, exactly as after a crash. The
     // marker committed before sending stays, so the next run settles it before anything is sent
     // again (lib/oauth/refresh.ts); nothing was sent twice.
-    while ((await tokenStats()).refreshes_in_flight > 0) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(await tokenStats()).toMatchObject({ calls: { refresh_token: 1 }, refreshes_issued: 1, chain_revocations: 0 });
+    const after = await tokenStatsWhen((s) => s.refreshes_in_flight === 0, "the held refresh complete");
+    expect(after).toMatchObject({ calls: { refresh_token: 1 }, refreshes_issued: 1, chain_revocations: 0 });
     const [grant] = await sql<{ version: number; refresh_started_at: Date | null }>(
       "SELECT version, refresh_started_at FROM token_grants WHERE install_row_id = $1",
       [install!.installRowId],

@@ -25,10 +25,12 @@ USER node
 CMD ["npm", "run", "db:migrate"]
 
 # ---- worker: the scheduled jobs ------------------------------------------------------------------
+# `npm run worker` without npm and tsx's wrapper process in between: SIGTERM reaches the worker
+# itself, and its exit code (0 drained, 1 when SHUTDOWN_TIMEOUT_SECONDS ran out) is the container's.
 FROM build AS worker
 ENV NODE_ENV=production
 USER node
-CMD ["npm", "run", "worker"]
+CMD ["node", "--conditions=react-server", "--import", "tsx", "scripts/worker.ts"]
 
 # ---- runtime: only what the server needs ---------------------------------------------------------
 FROM node:24-bookworm-slim AS runtime

@@ -1,9 +1,12 @@
 // Runs once when a Next.js server starts, before it serves anything (Next.js's instrumentation
 // hook). The whole configuration is checked here, so that `npm start` with a missing or template
 // value stops at once with one message naming every problem, instead of saying "Ready" and then
-// answering 500 on every page (lib/env.ts).
+// answering 500 on every page (lib/env.ts). Then the shutdown bound is armed: on SIGTERM the server
+// drains its in-flight requests for at most SHUTDOWN_TIMEOUT_SECONDS (lib/shutdown.ts).
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const { assertValidEnvironment } = await import("./lib/env");
   assertValidEnvironment("app");
+  const { installShutdownHandlers } = await import("./lib/shutdown");
+  installShutdownHandlers({ processName: "app" });
 }

@@ -158,6 +158,15 @@ const EnvSchema = z.object({
   /** Upper bound for every outbound call to the service. */
   HTTP_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   /**
+   * After SIGTERM, in-flight requests and the job under way get this long to finish; then the process
+   * logs what it gives up and exits 1 (lib/shutdown.ts). 25 s: the longest in-flight work here is a
+   * page that refreshes a token and then calls the API, two outbound calls of HTTP_TIMEOUT_MS (10 s
+   * each), plus a margin; and it ends before Kubernetes' default 30 s grace period sends SIGKILL. The
+   * platform's grace period must be longer (Docker's and Compose's default is 10 s: compose.yaml
+   * raises it; docs/deploying.md).
+   */
+  SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(25),
+  /**
    * Token refreshes of different installs at once per process (lib/oauth/refresh-lock.ts): size it to
    * what the identity provider can take. Each running refresh holds one connection of its own (for
    * the install's lock), on top of DATABASE_POOL_SIZE, only while refreshes run. 25 serves 50

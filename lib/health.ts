@@ -2,7 +2,9 @@
 //
 //   GET /api/health  the process is up and serving: no dependency is asked (a liveness probe);
 //   GET /api/ready   this instance can do useful work: the database answers within a deadline and
-//                    has every migration this code expects (a readiness probe).
+//                    has every migration this code expects (a readiness probe). While the process
+//                    is stopping (SIGTERM, lib/shutdown.ts) it says "stopping" without asking
+//                    anything, so a load balancer that still routes to it takes it out.
 //
 // Readiness also reports the token-endpoint circuit (lib/oauth/circuit.ts), but an open circuit
 // does not make the instance unready: it concerns the app's credentials at the identity provider,
@@ -13,19 +15,22 @@ import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { db } from "@/lib/db/client";
 import { readTokenCircuit } from "@/lib/oauth/circuit";
+import { isStopping } from "@/lib/shutdown";
 
 /** A readiness answer must come quickly: a probe that hangs is worse than one that says no. */
 const CHECK_DEADLINE_MS = 2_000;
 
-export type Readiness = {
-  ready: boolean;
-  checks: {
-    database: "ok" | "unavailable";
-    /** "pending": the database lacks migrations this code needs (run `npm run db:migrate`). */
-    migrations: "ok" | "pending" | "unknown";
-    tokenCircuit: "closed" | "open" | "unknown";
-  };
+export type ReadinessChecks = {
+  database: "ok" | "unavailable";
+  /** "pending": the database lacks migrations this code needs (run `npm run db:migrate`). */
+  migrations: "ok" | "pending" | "unknown";
+  tokenCircuit: "closed" | "open" | "unknown";
 };
+
+export type Readiness =
+  | { ready: boolean; status: "ready" | "unready"; checks: ReadinessChecks }
+  /** The process got SIGTERM and is finishing its in-flight work: route nothing new here. */
+  | { ready: false; status: "stopping" };
 
 class DeadlineError extends Error {}
 
@@ -47,7 +52,7 @@ function migrationsThisCodeExpects(): Promise<string[]> {
   return expectedMigrations;
 }
 
-async function migrationState(): Promise<Readiness["checks"]["migrations"]> {
+async function migrationState(): Promise<ReadinessChecks["migrations"]> {
   let expected: string[];
   try {
     expected = await migrationsThisCodeExpects();
@@ -63,7 +68,9 @@ async function migrationState(): Promise<Readiness["checks"]["migrations"]> {
 }
 
 export async function checkReadiness(): Promise<Readiness> {
-  const checks: Readiness["checks"] = { database: "unavailable", migrations: "unknown", tokenCircuit: "unknown" };
+  // No check runs while stopping: the answer cannot change, and the database is for in-flight work now.
+  if (isStopping()) return { ready: false, status: "stopping" };
+  const checks: ReadinessChecks = { database: "unavailable", migrations: "unknown", tokenCircuit: "unknown" };
   try {
     await withDeadline(db().$queryRaw`SELECT 1`);
     checks.database = "ok";
@@ -72,5 +79,6 @@ export async function checkReadiness(): Promise<Readiness> {
   } catch {
     // Whatever did not answer in time stays "unavailable" / "unknown".
   }
-  return { ready: checks.database === "ok" && checks.migrations !== "pending", checks };
+  const ready = checks.database === "ok" && checks.migrations !== "pending";
+  return { ready, status: ready ? "ready" : "unready", checks };
 }

@@ -4,6 +4,16 @@
 import "server-only";
 import { db } from "@/lib/db/client";
 
+/** What every job function takes (lib/jobs/keep-alive.ts, reconcile-sweep.ts). */
+export type JobOptions = {
+  now?: Date;
+  /**
+   * Aborts when the job should stop early: checked between installs, never during one, so a token
+   * refresh under way always finishes (lib/shutdown.ts). Default: the process's shutdown signal.
+   */
+  signal?: AbortSignal;
+};
+
 export type ExclusiveRun<T> = { ran: true; result: T } | { ran: false; reason: "another instance is running this job" };
 
 export async function runExclusively<T>(jobName: string, maxDurationMs: number, job: () => Promise<T>): Promise<ExclusiveRun<T>> {

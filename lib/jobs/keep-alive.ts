@@ -11,7 +11,8 @@ import { db } from "@/lib/db/client";
 import { logger } from "@/lib/log";
 import { NoUsableTokenError } from "@/lib/oauth/errors";
 import { refreshInstallTokens } from "@/lib/oauth/refresh";
-import { runExclusively, type ExclusiveRun } from "./exclusive";
+import { shutdownSignal } from "@/lib/shutdown";
+import { runExclusively, type ExclusiveRun, type JobOptions } from "./exclusive";
 
 /** Refresh grants whose refresh token would expire within this window: a week to notice trouble. */
 export const KEEP_ALIVE_HORIZON_MS = 7 * 24 * 60 * 60 * 1000;
@@ -19,9 +20,16 @@ const BATCH = 100;
 /** Stop starting refreshes after this long, well inside the job lock's lifetime; the rest wait for the next run. */
 const RUN_BUDGET_MS = 5 * 60 * 1000;
 
-export type KeepAliveSummary = { due: number; refreshed: number; needReinstall: number; failed: number };
+export type KeepAliveSummary = {
+  due: number;
+  refreshed: number;
+  needReinstall: number;
+  failed: number;
+  /** The process began stopping (or the run's time was up): the grants not reached wait for the next run. */
+  stoppedEarly: boolean;
+};
 
-export function runKeepAlive(now = new Date()): Promise<ExclusiveRun<KeepAliveSummary>> {
+export function runKeepAlive({ now = new Date(), signal = shutdownSignal() }: JobOptions = {}): Promise<ExclusiveRun<KeepAliveSummary>> {
   return runExclusively("keep-alive", 10 * 60 * 1000, async () => {
     const due = await db().tokenGrant.findMany({
       where: {
@@ -35,11 +43,16 @@ export function runKeepAlive(now = new Date()): Promise<ExclusiveRun<KeepAliveSu
       orderBy: [{ refreshStartedAt: { sort: "asc", nulls: "first" } }, { refreshTokenExpiresAt: "asc" }],
       take: BATCH,
     });
-    const summary: KeepAliveSummary = { due: due.length, refreshed: 0, needReinstall: 0, failed: 0 };
+    const summary: KeepAliveSummary = { due: due.length, refreshed: 0, needReinstall: 0, failed: 0, stoppedEarly: false };
     // One at a time: a batch of refreshes should not look like a stampede to the identity provider.
     const stopAt = Date.now() + RUN_BUDGET_MS;
     for (const grant of due) {
-      if (Date.now() > stopAt) break;
+      // Between two refreshes, never during one: a refresh once started runs to its end, so its
+      // outcome is known and stored (lib/oauth/refresh.ts); the next one waits for the next run.
+      if (signal.aborted || Date.now() > stopAt) {
+        summary.stoppedEarly = true;
+        break;
+      }
       try {
         await refreshInstallTokens(grant.installRowId, grant.version);
         summary.refreshed += 1;

@@ -9,7 +9,8 @@ import { db } from "@/lib/db/client";
 import { logger } from "@/lib/log";
 import { REAUTH_SWEEP_PROBE_INTERVAL_MS, probeReauthorization, type ReauthProbeOutcome } from "@/lib/installs/reauth";
 import { reconcileInstall, type ReconcileOutcome } from "@/lib/installs/reconcile";
-import { runExclusively, type ExclusiveRun } from "./exclusive";
+import { shutdownSignal } from "@/lib/shutdown";
+import { runExclusively, type ExclusiveRun, type JobOptions } from "./exclusive";
 
 /** An install checked more recently than this is not checked again by the sweep. */
 export const SWEEP_MIN_INTERVAL_MS = 10 * 60 * 1000;
@@ -18,9 +19,11 @@ const BATCH = 500;
 export type SweepSummary = { checked: number } & Record<ReconcileOutcome, number> & {
   /** Flagged installs probed for a re-consent, by outcome (not_due: another instance got there first). */
   reauthProbes: Record<ReauthProbeOutcome, number>;
+  /** The process began stopping during the sweep; any install not reached waits for the next one. */
+  stoppedEarly: boolean;
 };
 
-export function runReconcileSweep(now = new Date()): Promise<ExclusiveRun<SweepSummary>> {
+export function runReconcileSweep({ now = new Date(), signal = shutdownSignal() }: JobOptions = {}): Promise<ExclusiveRun<SweepSummary>> {
   return runExclusively("reconcile-sweep", 15 * 60 * 1000, async () => {
     const due = await db().install.findMany({
       where: {
@@ -40,8 +43,12 @@ export function runReconcileSweep(now = new Date()): Promise<ExclusiveRun<SweepS
       unavailable: 0,
       skipped: 0,
       reauthProbes: { cleared: 0, still_flagged: 0, not_due: 0, unavailable: 0 },
+      stoppedEarly: false,
     };
+    // The process may be asked to stop while the sweep runs: it stops between installs, so the one
+    // being checked (which may be refreshing its token) finishes first.
     for (const install of due) {
+      if (signal.aborted) break;
       try {
         summary[await reconcileInstall(install.id)] += 1;
       } catch (error) {
@@ -50,13 +57,14 @@ export function runReconcileSweep(now = new Date()): Promise<ExclusiveRun<SweepS
       }
     }
     const probeCutoff = new Date(now.getTime() - REAUTH_SWEEP_PROBE_INTERVAL_MS);
-    const flagged = await db().install.findMany({
+    const flagged = signal.aborted ? [] : await db().install.findMany({
       where: { status: "NEEDS_REAUTH", grant: { isNot: null }, OR: [{ lastReconciledAt: null }, { lastReconciledAt: { lt: probeCutoff } }] },
       select: { id: true },
       orderBy: { lastReconciledAt: { sort: "asc", nulls: "first" } },
       take: BATCH,
     });
     for (const install of flagged) {
+      if (signal.aborted) break;
       try {
         summary.reauthProbes[await probeReauthorization(install.id, "reconcile", { minIntervalMs: REAUTH_SWEEP_PROBE_INTERVAL_MS })] += 1;
       } catch (error) {
@@ -64,6 +72,7 @@ export function runReconcileSweep(now = new Date()): Promise<ExclusiveRun<SweepS
         logger.warn({ installRowId: install.id, err: error }, "re-authorization probe failed");
       }
     }
+    summary.stoppedEarly = signal.aborted;
     logger.info(summary, "reconcile sweep finished");
     return summary;
   });

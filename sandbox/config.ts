@@ -30,6 +30,13 @@ const requestedScopesSchema = z
       .min(1, "list at least one scope"),
   );
 
+/**
+ * Upper bounds of SANDBOX_CHARGES_PER_OPERATOR (decision 39): charge ids are `<operator index> * 1,000,000 + n`, and
+ * the whole seed lives in memory (about 1 KB per charge), so operators × charges is capped too.
+ */
+export const MAX_CHARGES_PER_OPERATOR = 100_000;
+export const MAX_SEEDED_CHARGES = 2_000_000;
+
 const envSchema = z.object({
   SANDBOX_PORT: z.coerce.number().int().min(0).max(65535).default(4010),
   SANDBOX_HOST: z.string().min(1).optional(),
@@ -38,6 +45,7 @@ const envSchema = z.object({
   SANDBOX_REFRESH_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
   SANDBOX_RATE_LIMIT: z.coerce.number().int().min(1).default(1000),
   SANDBOX_OPERATORS: z.coerce.number().int().min(3, "the three seeded operators are always there").max(200).default(3),
+  SANDBOX_CHARGES_PER_OPERATOR: z.coerce.number().int().min(1).max(MAX_CHARGES_PER_OPERATOR).optional(),
   OAUTH_CLIENT_ID: z.string().min(1),
   OAUTH_CLIENT_SECRET: z.string().min(1),
   OAUTH_REDIRECT_URI: httpsOrLoopbackUrlSchema,
@@ -46,7 +54,10 @@ const envSchema = z.object({
   APP_REQUESTED_SCOPES: requestedScopesSchema,
   APP_NAME: z.string().min(1).default("Partner App"),
   SANDBOX_REAUTH_RETURN_URL: httpsOrLoopbackUrlSchema.optional(),
-});
+}).refine(
+  (e) => e.SANDBOX_CHARGES_PER_OPERATOR === undefined || e.SANDBOX_CHARGES_PER_OPERATOR * e.SANDBOX_OPERATORS <= MAX_SEEDED_CHARGES,
+  { path: ["SANDBOX_CHARGES_PER_OPERATOR"], message: `times SANDBOX_OPERATORS must stay at most ${MAX_SEEDED_CHARGES.toLocaleString("en")} (the seed is kept in memory)` },
+);
 
 export interface SandboxConfig {
   /** Port to listen on; 0 picks a free one (tests). */
@@ -82,6 +93,11 @@ export interface SandboxConfig {
   /** Artificial delay while a refresh holds its in-flight marker, so tests can provoke concurrent refreshes. */
   refreshDelayMs: number;
   rateLimit: { limit: number; windowSeconds: number };
+  /**
+   * Charges per operator (absent: the seed's own counts, 36 / 14 / 52 / 2). A large list for pagination benches
+   * (decision 39); the first charges stay byte-identical to the default seed's.
+   */
+  chargesPerOperator?: number;
   /** How many operators the seed has (absent: 3): the three in the README, then plain extra ones (decision 34). */
   operatorCount?: number;
 }
@@ -118,6 +134,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     refreshDelayMs: e.SANDBOX_REFRESH_DELAY_MS,
     rateLimit: { limit: e.SANDBOX_RATE_LIMIT, windowSeconds: 60 },
     operatorCount: e.SANDBOX_OPERATORS,
+    chargesPerOperator: e.SANDBOX_CHARGES_PER_OPERATOR,
   };
 }
 

@@ -46,7 +46,7 @@ export async function createSandbox(config: SandboxConfig, options: SandboxOptio
     config,
     clock,
     store,
-    seed: buildSeed(undefined, config.operatorCount),
+    seed: buildSeed(undefined, config.operatorCount, config.chargesPerOperator),
     webhooks: createWebhookSender(config, clock, store, log),
     publicUrl: () => publicUrl,
     issuer: () => `${publicUrl}/idp`,

@@ -72,7 +72,7 @@ export interface TestEnv {
   close(): Promise<void>;
 }
 
-export type SandboxOverrides = Partial<Pick<SandboxConfig, "refreshDelayMs" | "rateLimit" | "operatorCount">> & { webhookTimeoutMs?: number; reauthReturnUrl?: string };
+export type SandboxOverrides = Partial<Pick<SandboxConfig, "refreshDelayMs" | "rateLimit" | "operatorCount" | "chargesPerOperator">> & { webhookTimeoutMs?: number; reauthReturnUrl?: string };
 
 export async function startTestSandbox(overrides: SandboxOverrides = {}): Promise<TestEnv> {
   const dataDir = await mkdtemp(path.join(tmpdir(), "volt-sandbox-test-"));
@@ -92,6 +92,7 @@ export async function startTestSandbox(overrides: SandboxOverrides = {}): Promis
     refreshDelayMs: overrides.refreshDelayMs ?? 0,
     rateLimit: overrides.rateLimit ?? { limit: 1000, windowSeconds: 60 },
     operatorCount: overrides.operatorCount,
+    chargesPerOperator: overrides.chargesPerOperator,
   };
   const logs: string[] = [];
   const quiet = (line: string): void => {

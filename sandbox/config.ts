@@ -43,7 +43,8 @@ const envSchema = z.object({
   SANDBOX_URL: z.url().optional(),
   SANDBOX_DATA_DIR: z.string().min(1).default(".data/sandbox"),
   SANDBOX_REFRESH_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
-  SANDBOX_RATE_LIMIT: z.coerce.number().int().min(1).default(1000),
+  SANDBOX_RATE_LIMIT: z.coerce.number().int().min(1).max(100_000).default(1000),
+  SANDBOX_RATE_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   SANDBOX_OPERATORS: z.coerce.number().int().min(3, "the three seeded operators are always there").max(200).default(3),
   SANDBOX_CHARGES_PER_OPERATOR: z.coerce.number().int().min(1).max(MAX_CHARGES_PER_OPERATOR).optional(),
   OAUTH_CLIENT_ID: z.string().min(1),
@@ -92,6 +93,10 @@ export interface SandboxConfig {
   };
   /** Artificial delay while a refresh holds its in-flight marker, so tests can provoke concurrent refreshes. */
   refreshDelayMs: number;
+  /**
+   * The default budget of every install (contract §8: 1,000 requests per 60 seconds). The control API can change the
+   * default and give one install its own (api/budget.ts, decision 36); POST /_sandbox/reset goes back to this one.
+   */
   rateLimit: { limit: number; windowSeconds: number };
   /**
    * Charges per operator (absent: the seed's own counts, 36 / 14 / 52 / 2). A large list for pagination benches
@@ -132,7 +137,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     },
     webhook: { url: e.WEBHOOK_URL, secret: e.WEBHOOK_SECRET, timeoutMs: 10_000 },
     refreshDelayMs: e.SANDBOX_REFRESH_DELAY_MS,
-    rateLimit: { limit: e.SANDBOX_RATE_LIMIT, windowSeconds: 60 },
+    rateLimit: { limit: e.SANDBOX_RATE_LIMIT, windowSeconds: e.SANDBOX_RATE_WINDOW_SECONDS },
     operatorCount: e.SANDBOX_OPERATORS,
     chargesPerOperator: e.SANDBOX_CHARGES_PER_OPERATOR,
   };

@@ -271,7 +271,7 @@ export function callApi(env: TestEnv, pathAndQuery: string, accessToken: string)
 }
 
 /** A control API call without checking the status (for tests of the control API's own validation). */
-export function controlRaw(env: TestEnv, method: "GET" | "POST" | "DELETE", pathAndQuery: string, body?: unknown): Promise<Response> {
+export function controlRaw(env: TestEnv, method: "GET" | "POST" | "PUT" | "DELETE", pathAndQuery: string, body?: unknown): Promise<Response> {
   return fetch(`${env.url}/_sandbox${pathAndQuery}`, {
     method,
     headers: body === undefined ? {} : { "Content-Type": "application/json" },
@@ -279,7 +279,7 @@ export function controlRaw(env: TestEnv, method: "GET" | "POST" | "DELETE", path
   });
 }
 
-export async function control<T>(env: TestEnv, method: "GET" | "POST" | "DELETE", pathAndQuery: string, body?: unknown): Promise<T> {
+export async function control<T>(env: TestEnv, method: "GET" | "POST" | "PUT" | "DELETE", pathAndQuery: string, body?: unknown): Promise<T> {
   const response = await controlRaw(env, method, pathAndQuery, body);
   if (!response.ok) throw new Error(`control ${method} ${pathAndQuery} → ${response.status} ${await response.text()}`);
   return (await response.json()) as T;

@@ -63,7 +63,6 @@ const replayManySchema = z.object({ ids: z.array(deliveryIdParamSchema.shape.id)
 const scopesBodySchema = z.object({ scopes: z.array(z.string().regex(SCOPE_PATTERN, "each scope must look like <resource> or <resource>:read|write|delete")).min(1).max(30) }).strict();
 const rotateSecretSchema = z.object({ client_secret: z.string().min(16).max(200).optional() }).strict();
 const idParamSchema = z.object({ id: z.coerce.number().int().positive() });
-const faultIdParamSchema = z.object({ id: z.coerce.number().int().positive() });
 const apiRequestsQuerySchema = z.object({ windowSeconds: z.coerce.number().int().min(1).max(3600).optional() }).strict();
 const consumerStatusSchema = z.object({ status: z.enum(["active", "disabled"]) });
 const authorizeUrlSchema = z.object({
@@ -460,7 +459,7 @@ export function controlRoutes(ctx: SandboxContext): Hono {
   });
 
   app.delete("/api-faults/:id", (c) => {
-    const params = faultIdParamSchema.safeParse(c.req.param());
+    const params = idParamSchema.safeParse(c.req.param());
     if (!params.success || !ctx.apiFaults.remove(params.data.id)) return c.json({ error: "no armed API fault with this id" }, 404);
     ctx.store.addEvent("control", ctx.clock.now(), { action: "api_fault_cleared", fault_id: params.data.id });
     return c.json({ faults: ctx.apiFaults.list() });

@@ -30,14 +30,23 @@ const requestedScopesSchema = z
       .min(1, "list at least one scope"),
   );
 
+/**
+ * Upper bounds of SANDBOX_CHARGES_PER_OPERATOR (decision 39): charge ids are `<operator index> * 1,000,000 + n`, and
+ * the whole seed lives in memory (about 1 KB per charge), so operators × charges is capped too.
+ */
+export const MAX_CHARGES_PER_OPERATOR = 100_000;
+export const MAX_SEEDED_CHARGES = 2_000_000;
+
 const envSchema = z.object({
   SANDBOX_PORT: z.coerce.number().int().min(0).max(65535).default(4010),
   SANDBOX_HOST: z.string().min(1).optional(),
   SANDBOX_URL: z.url().optional(),
   SANDBOX_DATA_DIR: z.string().min(1).default(".data/sandbox"),
   SANDBOX_REFRESH_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
-  SANDBOX_RATE_LIMIT: z.coerce.number().int().min(1).default(1000),
+  SANDBOX_RATE_LIMIT: z.coerce.number().int().min(1).max(100_000).default(1000),
+  SANDBOX_RATE_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   SANDBOX_OPERATORS: z.coerce.number().int().min(3, "the three seeded operators are always there").max(200).default(3),
+  SANDBOX_CHARGES_PER_OPERATOR: z.coerce.number().int().min(1).max(MAX_CHARGES_PER_OPERATOR).optional(),
   OAUTH_CLIENT_ID: z.string().min(1),
   OAUTH_CLIENT_SECRET: z.string().min(1),
   OAUTH_REDIRECT_URI: httpsOrLoopbackUrlSchema,
@@ -46,7 +55,10 @@ const envSchema = z.object({
   APP_REQUESTED_SCOPES: requestedScopesSchema,
   APP_NAME: z.string().min(1).default("Partner App"),
   SANDBOX_REAUTH_RETURN_URL: httpsOrLoopbackUrlSchema.optional(),
-});
+}).refine(
+  (e) => e.SANDBOX_CHARGES_PER_OPERATOR === undefined || e.SANDBOX_CHARGES_PER_OPERATOR * e.SANDBOX_OPERATORS <= MAX_SEEDED_CHARGES,
+  { path: ["SANDBOX_CHARGES_PER_OPERATOR"], message: `times SANDBOX_OPERATORS must stay at most ${MAX_SEEDED_CHARGES.toLocaleString("en")} (the seed is kept in memory)` },
+);
 
 export interface SandboxConfig {
   /** Port to listen on; 0 picks a free one (tests). */
@@ -81,7 +93,16 @@ export interface SandboxConfig {
   };
   /** Artificial delay while a refresh holds its in-flight marker, so tests can provoke concurrent refreshes. */
   refreshDelayMs: number;
+  /**
+   * The default budget of every install (contract §8: 1,000 requests per 60 seconds). The control API can change the
+   * default and give one install its own (api/budget.ts, decision 36); POST /_sandbox/reset goes back to this one.
+   */
   rateLimit: { limit: number; windowSeconds: number };
+  /**
+   * Charges per operator (absent: the seed's own counts, 36 / 14 / 52 / 2). A large list for pagination benches
+   * (decision 39); the first charges stay byte-identical to the default seed's.
+   */
+  chargesPerOperator?: number;
   /** How many operators the seed has (absent: 3): the three in the README, then plain extra ones (decision 34). */
   operatorCount?: number;
 }
@@ -116,8 +137,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     },
     webhook: { url: e.WEBHOOK_URL, secret: e.WEBHOOK_SECRET, timeoutMs: 10_000 },
     refreshDelayMs: e.SANDBOX_REFRESH_DELAY_MS,
-    rateLimit: { limit: e.SANDBOX_RATE_LIMIT, windowSeconds: 60 },
+    rateLimit: { limit: e.SANDBOX_RATE_LIMIT, windowSeconds: e.SANDBOX_RATE_WINDOW_SECONDS },
     operatorCount: e.SANDBOX_OPERATORS,
+    chargesPerOperator: e.SANDBOX_CHARGES_PER_OPERATOR,
   };
 }
 

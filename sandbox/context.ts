@@ -1,4 +1,7 @@
 // What every route module of the sandbox receives: configuration, clock, state, seed data and webhooks.
+import type { RateBudgets } from "./api/budget.js";
+import type { ApiRequestCounters } from "./api/counters.js";
+import type { ApiFaults } from "./api/faults.js";
 import type { SandboxClock } from "./clock.js";
 import type { SandboxConfig } from "./config.js";
 import type { TokenEndpointFaults } from "./faults.js";
@@ -24,8 +27,12 @@ export interface SandboxContext {
   refreshesInFlightPeak: { value: number };
   /** Armed token-endpoint faults (in memory only). */
   faults: TokenEndpointFaults;
-  /** Fixed-window rate-limit counters per install, on the sandbox clock (not persisted). */
-  rateWindows: Map<number, { windowStartMs: number; count: number }>;
+  /** Each install's budget (default and overrides) and its fixed window on the sandbox clock (in memory only). */
+  rateBudgets: RateBudgets;
+  /** Armed partner-API faults, and the requests they hold (in memory only). */
+  apiFaults: ApiFaults;
+  /** Partner-API request counters per install (in memory only). */
+  apiRequests: ApiRequestCounters;
   /**
    * Whether GET /consumers/me carries the extra `installId` field (the public reference does not
    * document one). Tests switch it off to play a service that does not send it (in memory only).

@@ -1,7 +1,8 @@
 // The control API for tests and scripts (JSON, under /_sandbox): reset, move the clock, inspect installs,
 // events, deliveries, token statistics and seed data; trigger lifecycle moves the contract describes (uninstall,
 // scope widening, consumer disabled, configuration change, client re-issue/removal); inject faults into the token
-// endpoint and delivery modes into webhooks. Local development only: it has no authentication.
+// endpoint and delivery modes into webhooks; set the partner API's rate budgets, arm faults on its routes and read its
+// request counters. Local development only: it has no authentication.
 import { Hono } from "hono";
 import type { Context } from "hono";
 import { z } from "zod";
@@ -16,6 +17,8 @@ import {
   restoreClient,
   rotateClientSecret,
 } from "./app-registration.js";
+import { rateBudgetSchema } from "./api/budget.js";
+import { apiFaultRequestSchema } from "./api/faults.js";
 import { SCOPE_PATTERN, reauthReturnUrl } from "./config.js";
 import type { SandboxContext } from "./context.js";
 import { findOperator } from "./context.js";
@@ -60,6 +63,7 @@ const replayManySchema = z.object({ ids: z.array(deliveryIdParamSchema.shape.id)
 const scopesBodySchema = z.object({ scopes: z.array(z.string().regex(SCOPE_PATTERN, "each scope must look like <resource> or <resource>:read|write|delete")).min(1).max(30) }).strict();
 const rotateSecretSchema = z.object({ client_secret: z.string().min(16).max(200).optional() }).strict();
 const idParamSchema = z.object({ id: z.coerce.number().int().positive() });
+const apiRequestsQuerySchema = z.object({ windowSeconds: z.coerce.number().int().min(1).max(3600).optional() }).strict();
 const consumerStatusSchema = z.object({ status: z.enum(["active", "disabled"]) });
 const authorizeUrlSchema = z.object({
   operatorId: z.number().int().positive(),
@@ -119,6 +123,37 @@ function tokenStatsView(ctx: SandboxContext, installId: number) {
   };
 }
 
+/** GET/PUT/DELETE /_sandbox/installs/:id/rate-limit: the install's budget, where it comes from, and its open window. */
+function installRateLimitView(ctx: SandboxContext, installId: number) {
+  const budget = ctx.rateBudgets.budgetOf(installId);
+  const window = ctx.rateBudgets.peek(installId, ctx.clock.nowMs());
+  return {
+    installId,
+    limit: budget.limit,
+    windowSeconds: budget.windowSeconds,
+    source: ctx.rateBudgets.overrideOf(installId) ? "install" : "default",
+    window: window && {
+      startedAt: new Date(window.startMs).toISOString(),
+      count: window.count,
+      remaining: window.remaining,
+      resetsInSeconds: window.resetsInSeconds,
+    },
+  };
+}
+
+/** GET/PUT /_sandbox/rate-limit: the default every install without its own budget has, and the overrides. */
+function rateLimitView(ctx: SandboxContext) {
+  return {
+    rateLimit: ctx.rateBudgets.default,
+    configured: ctx.config.rateLimit,
+    overrides: ctx.rateBudgets.listOverrides().map(({ installId, budget }) => ({ installId, ...budget })),
+  };
+}
+
+/** The 400 message for a bad API-fault request: the expected shape, then what was wrong. */
+const API_FAULT_SHAPE =
+  'Expected {"path": "/charges", "mode": "rate-limited" | "error500" | "error503" | "latency" | "timeout", "forMs"?: 1-3600000, "count"?: 1-100000 (at least one of them), "latencyMs"?: 0-120000 (latency), "holdMs"?: 1-120000 (timeout), "installId"?: n, "resetsIn"?: "send" | "omit" (rate-limited)}';
+
 function deliveryResultView(result: DeliveryResult) {
   return {
     delivery_id: result.id,
@@ -167,7 +202,10 @@ export function controlRoutes(ctx: SandboxContext): Hono {
   app.post("/reset", (c) => {
     ctx.store.replaceState(emptyState());
     ctx.clock.setOffset(0);
-    ctx.rateWindows.clear();
+    ctx.rateBudgets.reset();
+    ctx.apiFaults.clear();
+    ctx.apiFaults.releaseAll(); // requests a timeout fault still holds are dropped: a fresh start
+    ctx.apiRequests.reset();
     ctx.refreshesInFlight.clear();
     ctx.refreshesInFlightPeak.value = 0;
     ctx.faults.clear();
@@ -342,6 +380,107 @@ export function controlRoutes(ctx: SandboxContext): Hono {
     ctx.faults.clear();
     ctx.store.addEvent("control", ctx.clock.now(), { action: "faults_cleared" });
     return c.json({ tokenEndpoint: null });
+  });
+
+  // ----- the partner API: rate budgets, faults per route, request counters -----
+
+  app.get("/rate-limit", (c) => c.json(rateLimitView(ctx)));
+
+  // Contract §8's default budget for every install without its own (decision 36); /reset restores the configured one.
+  app.put("/rate-limit", async (c) => {
+    const body = rateBudgetSchema.safeParse(await readJson(c));
+    if (!body.success) return bad(c, `Expected {"limit": 1-100000, "windowSeconds": 1-3600} (integers): ${body.error.issues.map((i) => i.message).join("; ")}`);
+    ctx.rateBudgets.setDefault(body.data);
+    ctx.store.addEvent("control", ctx.clock.now(), { action: "rate_limit_default", limit: body.data.limit, window_seconds: body.data.windowSeconds });
+    return c.json(rateLimitView(ctx));
+  });
+
+  const knownInstall = (c: Context): InstallRecord | undefined => {
+    const params = idParamSchema.safeParse(c.req.param());
+    return params.success ? ctx.store.findInstall(params.data.id) : undefined;
+  };
+
+  app.get("/installs/:id/rate-limit", (c) => {
+    const install = knownInstall(c);
+    if (!install) return c.json({ error: "no install with this id" }, 404);
+    return c.json(installRateLimitView(ctx, install.installId));
+  });
+
+  // One install's own budget; it applies at once, to the window already open (decision 36).
+  app.put("/installs/:id/rate-limit", async (c) => {
+    const install = knownInstall(c);
+    if (!install) return c.json({ error: "no install with this id" }, 404);
+    const body = rateBudgetSchema.safeParse(await readJson(c));
+    if (!body.success) return bad(c, `Expected {"limit": 1-100000, "windowSeconds": 1-3600} (integers): ${body.error.issues.map((i) => i.message).join("; ")}`);
+    ctx.rateBudgets.setOverride(install.installId, body.data);
+    ctx.store.addEvent("control", ctx.clock.now(), {
+      action: "rate_limit_install",
+      install_id: install.installId,
+      limit: body.data.limit,
+      window_seconds: body.data.windowSeconds,
+    });
+    return c.json(installRateLimitView(ctx, install.installId));
+  });
+
+  app.delete("/installs/:id/rate-limit", (c) => {
+    const install = knownInstall(c);
+    if (!install) return c.json({ error: "no install with this id" }, 404);
+    ctx.rateBudgets.clearOverride(install.installId);
+    ctx.store.addEvent("control", ctx.clock.now(), { action: "rate_limit_install_cleared", install_id: install.installId });
+    return c.json(installRateLimitView(ctx, install.installId));
+  });
+
+  // `held`: requests a latency or timeout fault is holding right now (each ends when its client gives up or its time is over).
+  app.get("/api-faults", (c) => c.json({ faults: ctx.apiFaults.list(), held: ctx.apiFaults.heldCount }));
+
+  // Contract §8 "clients apply backoff": a 429 storm, a 5xx storm, slow or unanswered requests on one route, for a while.
+  app.post("/api-faults", async (c) => {
+    const body = apiFaultRequestSchema.safeParse(await readJson(c));
+    if (!body.success) {
+      return bad(c, `${API_FAULT_SHAPE}: ${body.error.issues.map((i) => (i.path.length > 0 ? `${i.path.join(".")}: ${i.message}` : i.message)).join("; ")}`);
+    }
+    const armed = ctx.apiFaults.arm(body.data);
+    ctx.store.addEvent("control", ctx.clock.now(), {
+      action: "api_fault_armed",
+      fault_id: armed.id,
+      path: armed.path,
+      mode: armed.mode,
+      install_id: armed.installId,
+      count: armed.remaining,
+      expires_at: armed.expiresAt,
+    });
+    return c.json({ armed, faults: ctx.apiFaults.list() });
+  });
+
+  app.delete("/api-faults", (c) => {
+    ctx.apiFaults.clear();
+    ctx.store.addEvent("control", ctx.clock.now(), { action: "api_faults_cleared" });
+    return c.json({ faults: [] });
+  });
+
+  app.delete("/api-faults/:id", (c) => {
+    const params = idParamSchema.safeParse(c.req.param());
+    if (!params.success || !ctx.apiFaults.remove(params.data.id)) return c.json({ error: "no armed API fault with this id" }, 404);
+    ctx.store.addEvent("control", ctx.clock.now(), { action: "api_fault_cleared", fault_id: params.data.id });
+    return c.json({ faults: ctx.apiFaults.list() });
+  });
+
+  // Counts, not times (decision 38): how many requests, how answered, refused per window, and the busiest span.
+  app.get("/installs/:id/api-requests", (c) => {
+    const install = knownInstall(c);
+    if (!install) return c.json({ error: "no install with this id" }, 404);
+    const query = apiRequestsQuerySchema.safeParse(c.req.query());
+    if (!query.success) return bad(c, "windowSeconds (the span of peakInAnyWindow; default the install's window) must be an integer between 1 and 3600");
+    const span = query.data.windowSeconds ?? ctx.rateBudgets.budgetOf(install.installId).windowSeconds;
+    return c.json(ctx.apiRequests.view(install.installId, span));
+  });
+
+  // Between phases of a test: this install counts from zero again. Its budget and open window are untouched.
+  app.delete("/installs/:id/api-requests", (c) => {
+    const install = knownInstall(c);
+    if (!install) return c.json({ error: "no install with this id" }, 404);
+    ctx.apiRequests.clear(install.installId);
+    return c.json(ctx.apiRequests.view(install.installId, ctx.rateBudgets.budgetOf(install.installId).windowSeconds));
   });
 
   // ----- the identity provider's behaviour: another server than Hydra, or one that is away -----

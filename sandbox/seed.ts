@@ -205,6 +205,42 @@ function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
 
+/**
+ * Charge number `i` (0-based) of an operator: its id is `(index + 1) * 1,000,000 + i + 1`. Every value comes from
+ * `random`, in a fixed order, so the same stream always yields the same charges.
+ */
+function buildCharge(blueprint: OperatorBlueprint, chargePoints: readonly ChargePoint[], random: () => number, index: number, i: number): Charge {
+  const chargePoint = pick(random, chargePoints);
+  const startedMs = BASE_TIME + Math.floor(random() * 120 * 24) * 60 * 60 * 1000 + Math.floor(random() * 3600) * 1000;
+  const roll = random();
+  const state: Charge["state"] = roll < 0.78 ? "completed" : roll < 0.88 ? "charging" : roll < 0.94 ? "stopped" : "other";
+  const failed = state === "other";
+  const consumedKwh = failed ? 0 : round(3 + random() * (chargePoint.type === "dc" ? 70 : 35), 3);
+  const startMeterKwh = round(100 + random() * 30_000, 3);
+  const durationMs = Math.floor((consumedKwh / Math.min(chargePoint.maxKw, 50)) * 3600 * 1000) + 5 * 60 * 1000;
+  const finished = state === "completed" || state === "stopped";
+  const price = round(consumedKwh * blueprint.pricePerKwh, 2);
+  return {
+    id: (index + 1) * 1_000_000 + i + 1,
+    chargePointId: chargePoint.id,
+    siteId: chargePoint.siteId,
+    state,
+    type: pick(random, ["external", "external", "operator", "sponsored"] as const),
+    consumedKwh,
+    startMeterKwh,
+    endMeterKwh: finished ? round(startMeterKwh + consumedKwh, 3) : null,
+    startedAt: iso(startedMs),
+    stoppedAt: finished ? iso(startedMs + durationMs) : null,
+    completedAt: state === "completed" ? iso(startedMs + durationMs + 60_000) : null,
+    failedAt: failed ? iso(startedMs + 30_000) : null,
+    price,
+    cost: round(price * 0.62, 2),
+    currency: blueprint.currency,
+    stopReason: finished ? pick(random, CHARGE_STOP_REASONS) : null,
+    failureReason: failed ? pick(random, CHARGE_FAILURE_REASONS) : null,
+  };
+}
+
 function buildOperator(blueprint: OperatorBlueprint, random: () => number, index: number): OperatorData {
   const operator: Operator = { id: blueprint.id, name: blueprint.name, slug: blueprint.slug };
 
@@ -278,37 +314,7 @@ function buildOperator(blueprint: OperatorBlueprint, random: () => number, index
   }
 
   const charges: Charge[] = [];
-  for (let i = 0; i < blueprint.chargeCount; i += 1) {
-    const chargePoint = pick(random, chargePoints);
-    const startedMs = BASE_TIME + Math.floor(random() * 120 * 24) * 60 * 60 * 1000 + Math.floor(random() * 3600) * 1000;
-    const roll = random();
-    const state: Charge["state"] = roll < 0.78 ? "completed" : roll < 0.88 ? "charging" : roll < 0.94 ? "stopped" : "other";
-    const failed = state === "other";
-    const consumedKwh = failed ? 0 : round(3 + random() * (chargePoint.type === "dc" ? 70 : 35), 3);
-    const startMeterKwh = round(100 + random() * 30_000, 3);
-    const durationMs = Math.floor((consumedKwh / Math.min(chargePoint.maxKw, 50)) * 3600 * 1000) + 5 * 60 * 1000;
-    const finished = state === "completed" || state === "stopped";
-    const price = round(consumedKwh * blueprint.pricePerKwh, 2);
-    charges.push({
-      id: (index + 1) * 1_000_000 + i + 1,
-      chargePointId: chargePoint.id,
-      siteId: chargePoint.siteId,
-      state,
-      type: pick(random, ["external", "external", "operator", "sponsored"] as const),
-      consumedKwh,
-      startMeterKwh,
-      endMeterKwh: finished ? round(startMeterKwh + consumedKwh, 3) : null,
-      startedAt: iso(startedMs),
-      stoppedAt: finished ? iso(startedMs + durationMs) : null,
-      completedAt: state === "completed" ? iso(startedMs + durationMs + 60_000) : null,
-      failedAt: failed ? iso(startedMs + 30_000) : null,
-      price,
-      cost: round(price * 0.62, 2),
-      currency: blueprint.currency,
-      stopReason: finished ? pick(random, CHARGE_STOP_REASONS) : null,
-      failureReason: failed ? pick(random, CHARGE_FAILURE_REASONS) : null,
-    });
-  }
+  for (let i = 0; i < blueprint.chargeCount; i += 1) charges.push(buildCharge(blueprint, chargePoints, random, index, i));
   charges.sort((a, b) => a.id - b.id);
 
   return { operator, teams, chargePoints, charges };
@@ -339,10 +345,29 @@ function extraBlueprint(n: number): OperatorBlueprint {
 /** The number of operators when SANDBOX_OPERATORS is not set: the three above. */
 export const SEEDED_OPERATORS = BLUEPRINTS.length;
 
-/** Builds the whole seed; the same seed and count always yield byte-identical data. */
-export function buildSeed(seed = 0x5eed_2025, operatorCount = SEEDED_OPERATORS): SeedData {
+/**
+ * SANDBOX_CHARGES_PER_OPERATOR (README decision 39): exactly `count` charges for the operator. Fewer than the seed
+ * makes: its first `count`. More: the seed's, then new ones from a PRNG of the operator's own (seeded with the seed
+ * and the operator id), so the default seed's stream, and with it every other operator, is untouched and the first
+ * charges stay byte-identical whatever the count.
+ */
+function withChargeCount(data: OperatorData, blueprint: OperatorBlueprint, index: number, count: number, seed: number): OperatorData {
+  if (count <= data.charges.length) return { ...data, charges: data.charges.slice(0, count) };
+  const random = createPrng((seed ^ Math.imul(blueprint.id, 0x9e3779b1)) >>> 0);
+  const charges = [...data.charges];
+  for (let i = charges.length; i < count; i += 1) charges.push(buildCharge(blueprint, data.chargePoints, random, index, i));
+  return { ...data, charges };
+}
+
+/**
+ * Builds the whole seed; the same seed, operator count and charge count always yield byte-identical data.
+ * `chargesPerOperator` absent: the counts in the README's table (36, 14, 52, and 2 per extra operator).
+ */
+export function buildSeed(seed = 0x5eed_2025, operatorCount = SEEDED_OPERATORS, chargesPerOperator?: number): SeedData {
   const random = createPrng(seed);
   const blueprints = [...BLUEPRINTS];
   for (let n = BLUEPRINTS.length + 1; n <= operatorCount; n += 1) blueprints.push(extraBlueprint(n));
-  return { operators: blueprints.map((blueprint, index) => buildOperator(blueprint, random, index)) };
+  const operators = blueprints.map((blueprint, index) => buildOperator(blueprint, random, index));
+  if (chargesPerOperator === undefined) return { operators };
+  return { operators: operators.map((data, index) => withChargeCount(data, blueprints[index]!, index, chargesPerOperator, seed)) };
 }

@@ -4,6 +4,9 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
+import { RateBudgets } from "./api/budget.js";
+import { ApiRequestCounters } from "./api/counters.js";
+import { ApiFaults } from "./api/faults.js";
 import { apiRoutes } from "./api/routes.js";
 import { SandboxClock } from "./clock.js";
 import { isLoopbackHost, listenHost, type SandboxConfig } from "./config.js";
@@ -46,7 +49,7 @@ export async function createSandbox(config: SandboxConfig, options: SandboxOptio
     config,
     clock,
     store,
-    seed: buildSeed(undefined, config.operatorCount),
+    seed: buildSeed(undefined, config.operatorCount, config.chargesPerOperator),
     webhooks: createWebhookSender(config, clock, store, log),
     publicUrl: () => publicUrl,
     issuer: () => `${publicUrl}/idp`,
@@ -54,7 +57,9 @@ export async function createSandbox(config: SandboxConfig, options: SandboxOptio
     refreshesInFlight: new Set(),
     refreshesInFlightPeak: { value: 0 },
     faults: new TokenEndpointFaults(),
-    rateWindows: new Map(),
+    rateBudgets: new RateBudgets(config.rateLimit),
+    apiFaults: new ApiFaults(),
+    apiRequests: new ApiRequestCounters(),
     consumerInstallId: { include: true },
     idpBehaviour: defaultIdpBehaviour(),
     reauthUrlOrigin: { value: null },
@@ -118,6 +123,9 @@ export async function startSandbox(config: SandboxConfig, options: SandboxOption
     sandbox,
     close() {
       closing ??= (async () => {
+        // Requests a latency or timeout fault is holding would otherwise keep their connections open until their
+        // timers end; release them so that closing is immediate (their connections are dropped).
+        sandbox.ctx.apiFaults.releaseAll();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           if ("closeAllConnections" in server) server.closeAllConnections();

@@ -41,11 +41,28 @@ export const apiErrors = {
     new ApiError(400, { status: "BAD_REQUEST", errorCode: "BAD_REQUEST", message, context: { field } }),
   notFound: (path: string) =>
     new ApiError(404, { status: "NOT_FOUND", errorCode: "RESOURCE_NOT_FOUND", message: `No resource at ${path}`, context: {} }),
-  rateLimited: (resetsIn: number) =>
+  /** `resetsIn` null: a 429 that says nothing about when to come back (an injected fault with resetsIn "omit"). */
+  rateLimited: (resetsIn: number | null) =>
     new ApiError(429, {
       status: "TOO_MANY_REQUESTS",
       errorCode: "RATE_LIMIT_EXCEEDED",
       message: "Rate limit exceeded",
-      context: { resetsInSeconds: resetsIn },
+      context: resetsIn === null ? {} : { resetsInSeconds: resetsIn },
+    }),
+  // The service's 5xx bodies are not shown (contract §7); these follow the shape of the documented ones (README
+  // decision 37) and are what the API-fault modes error500 / error503 answer.
+  internalError: () =>
+    new ApiError(500, {
+      status: "INTERNAL_SERVER_ERROR",
+      errorCode: "INTERNAL_SERVER_ERROR",
+      message: "An unexpected error occurred. Please try again later.",
+      context: {},
+    }),
+  serviceUnavailable: () =>
+    new ApiError(503, {
+      status: "SERVICE_UNAVAILABLE",
+      errorCode: "SERVICE_UNAVAILABLE",
+      message: "The service is temporarily unavailable. Please try again later.",
+      context: {},
     }),
 };

@@ -1,17 +1,22 @@
 // The partner API under /api/v1 (contract §4.2). Every request: Authorization: Bearer <access token>,
 // introspected server-side on each call (contract §5.4), resolved to the install's consumer, then checked
-// for consumer status, re-authorization state and granted scopes, in that order.
+// for the install's rate budget, consumer status, re-authorization state and granted scopes, in that order.
+// Between the token and the budget, an armed API fault (api/faults.ts) may answer instead; every request of a
+// resolved token is counted for its install (api/counters.ts).
 import { Hono } from "hono";
 import type { Context } from "hono";
 import { z } from "zod";
 import { clientExists, reauthUrl } from "../app-registration.js";
 import type { SandboxContext } from "../context.js";
 import { findOperator } from "../context.js";
+import { dropConnection } from "../drop-connection.js";
 import { findToken } from "../idp/tokens.js";
 import { allowsRead } from "../scopes.js";
 import type { OperatorData } from "../seed.js";
 import type { ConsumerRecord, InstallRecord } from "../store.js";
+import type { RateBudget } from "./budget.js";
 import { ApiError, apiErrors } from "./errors.js";
+import type { AppliedApiFault, HoldOutcome } from "./faults.js";
 
 interface Caller {
   install: InstallRecord;
@@ -62,30 +67,35 @@ function paginate<T>(c: Context, items: readonly T[]): { data: T[]; meta: Record
   };
 }
 
+/** Where apiRoutes is mounted; API-fault paths are relative to it. */
+const API_BASE = "/api/v1";
+
 export function apiRoutes(ctx: SandboxContext): Hono {
   const app = new Hono();
 
-  /** Fixed window per install on the sandbox clock (contract §8: 1,000 requests per 60 seconds per install). */
-  function applyRateLimit(c: Context, installId: number): void {
-    const { limit, windowSeconds } = ctx.config.rateLimit;
-    const now = ctx.clock.nowMs();
-    let window = ctx.rateWindows.get(installId);
-    if (!window || now >= window.windowStartMs + windowSeconds * 1000) {
-      window = { windowStartMs: now, count: 0 };
-      ctx.rateWindows.set(installId, window);
-    }
-    window.count += 1;
-    const resetsIn = Math.max(0, Math.ceil((window.windowStartMs + windowSeconds * 1000 - now) / 1000));
-    c.header("RateLimit-Policy", `${limit};w=${windowSeconds}`);
-    c.header("RateLimit-Quota", String(limit));
-    c.header("RateLimit-TimeWindow", String(windowSeconds));
-    c.header("RateLimit-Remaining", String(Math.max(0, limit - window.count)));
-    c.header("RateLimit-ResetsIn", String(resetsIn));
-    if (window.count > limit) throw apiErrors.rateLimited(resetsIn);
+  /** The RateLimit-* headers of public-facts.md; `resetsInSeconds` null leaves RateLimit-ResetsIn out. */
+  function setRateLimitHeaders(c: Context, budget: RateBudget, remaining: number, resetsInSeconds: number | null): void {
+    c.header("RateLimit-Policy", `${budget.limit};w=${budget.windowSeconds}`);
+    c.header("RateLimit-Quota", String(budget.limit));
+    c.header("RateLimit-TimeWindow", String(budget.windowSeconds));
+    c.header("RateLimit-Remaining", String(remaining));
+    if (resetsInSeconds !== null) c.header("RateLimit-ResetsIn", String(resetsInSeconds));
   }
 
-  /** `seen` records the install as soon as the token resolves, so even a 403/429 is logged against it. */
-  function authenticate(c: Context, rule: ScopeRule | null, seen: { installId: number | null }): Caller {
+  /**
+   * Contract §8: a budget per install (default 1,000 requests per 60 seconds), enforced as a fixed window on the
+   * sandbox clock (api/budget.ts, README decisions 14 and 36). Counts the request; over the budget, 429 without
+   * Retry-After (public-facts.md).
+   */
+  function applyRateLimit(c: Context, installId: number): void {
+    const decision = ctx.rateBudgets.take(installId, ctx.clock.nowMs());
+    ctx.apiRequests.counted(installId, decision.windowStartMs, decision.limited);
+    setRateLimitHeaders(c, decision, decision.remaining, decision.resetsInSeconds);
+    if (decision.limited) throw apiErrors.rateLimited(decision.resetsInSeconds);
+  }
+
+  /** Contract §5.4: the token is introspected on every call. Anything but a live access token of an active install is 401. */
+  function resolveInstall(c: Context): InstallRecord {
     const header = c.req.header("authorization") ?? "";
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     if (!match?.[1]) throw apiErrors.invalidAccessToken();
@@ -95,7 +105,11 @@ export function apiRoutes(ctx: SandboxContext): Hono {
     if (!clientExists(ctx)) throw apiErrors.invalidAccessToken();
     const install = ctx.store.findInstall(found.token.installId);
     if (!install || install.status !== "active") throw apiErrors.invalidAccessToken();
-    seen.installId = install.installId;
+    return install;
+  }
+
+  /** After the token: rate limit, consumer status, re-authorization flag, scope, in that order (README decision 29). */
+  function admit(c: Context, install: InstallRecord, rule: ScopeRule | null): Caller {
     applyRateLimit(c, install.installId);
     const consumer = ctx.store.findConsumer(install.consumerId);
     if (!consumer || consumer.status !== "active") throw apiErrors.consumerNotFound();
@@ -109,28 +123,72 @@ export function apiRoutes(ctx: SandboxContext): Hono {
     return { install, consumer, operator };
   }
 
-  /** Wraps a handler: authenticate, run, map errors, and log method/path/install/status to the event log. */
+  /**
+   * An armed API fault answering in the service's place (api/faults.ts, README decision 37): a gateway in front of the
+   * limiter, so the install's budget is not spent. Always throws the answer.
+   */
+  function throwFaultAnswer(c: Context, install: InstallRecord, fault: Extract<AppliedApiFault, { mode: "rate-limited" | "error500" | "error503" }>): never {
+    switch (fault.mode) {
+      case "rate-limited":
+        // As the limiter's own 429: nothing left, and when to come back only if the fault is set to say so.
+        setRateLimitHeaders(c, ctx.rateBudgets.budgetOf(install.installId), 0, fault.resetsInSeconds);
+        throw apiErrors.rateLimited(fault.resetsInSeconds);
+      case "error500":
+        throw apiErrors.internalError();
+      case "error503":
+        throw apiErrors.serviceUnavailable();
+    }
+  }
+
+  /**
+   * Wraps a handler: resolve the token, apply an armed fault, admit, run, map errors; then log method/path/install/
+   * status to the event log and count the request for the install (api/counters.ts).
+   */
   function route(rule: ScopeRule | null, handler: (c: Context, caller: Caller) => Response) {
-    return (c: Context): Response => {
-      const seen: { installId: number | null } = { installId: null };
-      let response: Response;
+    return async (c: Context): Promise<Response> => {
+      const url = new URL(c.req.url);
+      let installId: number | null = null;
+      let fault: AppliedApiFault | null = null;
       let errorCode: string | null = null;
+      // null: no answer; the connection is dropped.
+      let response: Response | null = null;
+      // How a latency or timeout fault's wait ended (null: none waited).
+      let held: HoldOutcome | null = null;
       try {
-        response = handler(c, authenticate(c, rule, seen));
+        const install = resolveInstall(c);
+        installId = install.installId;
+        ctx.apiRequests.arrived(installId, ctx.clock.nowMs());
+        fault = ctx.apiFaults.take(url.pathname.startsWith(API_BASE) ? url.pathname.slice(API_BASE.length) || "/" : url.pathname, installId);
+        if (fault) ctx.apiRequests.faulted(installId);
+        if (fault?.mode === "latency") {
+          // A slow service: the request is processed as usual once the wait is over, unless the client gave up first.
+          held = await ctx.apiFaults.hold(fault.latencyMs, c.req.raw.signal);
+          if (held === "elapsed") response = handler(c, admit(c, install, rule));
+        } else if (fault?.mode === "timeout") {
+          // Accepted and never answered: held until the client gives up, the hold ends or the sandbox closes, then dropped.
+          held = await ctx.apiFaults.hold(fault.holdMs, c.req.raw.signal);
+        } else if (fault) {
+          throwFaultAnswer(c, install, fault);
+        } else {
+          response = handler(c, admit(c, install, rule));
+        }
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
         errorCode = error.body.errorCode;
         response = c.json(error.body, error.httpStatus);
       }
-      const url = new URL(c.req.url);
+      // Released by a reset or a shutdown: the request belongs to a world that is gone, so it is neither logged nor counted.
+      if (held === "shutdown") return dropConnection(c);
       ctx.store.addEvent("api", ctx.clock.now(), {
         method: c.req.method,
         path: url.pathname + url.search,
-        install_id: seen.installId,
-        status: response.status,
+        install_id: installId,
+        status: response?.status ?? null,
         error_code: errorCode,
+        ...(fault ? { fault: fault.mode } : {}),
       });
-      return response;
+      if (installId !== null) ctx.apiRequests.answered(installId, response?.status ?? "no_answer");
+      return response ?? dropConnection(c);
     };
   }
 
@@ -143,8 +201,9 @@ export function apiRoutes(ctx: SandboxContext): Hono {
         operatorIds: [],
         teamIds: [],
         clientId: install.clientId,
-        rateLimit: ctx.config.rateLimit.limit,
-        rateLimitIntervalInSeconds: ctx.config.rateLimit.windowSeconds,
+        // The install's own budget (README decision 36), the same the RateLimit-* headers state.
+        rateLimit: ctx.rateBudgets.budgetOf(install.installId).limit,
+        rateLimitIntervalInSeconds: ctx.rateBudgets.budgetOf(install.installId).windowSeconds,
         scopes: consumer.scopes,
         createdAt: consumer.createdAt,
         updatedAt: consumer.updatedAt,

@@ -5,12 +5,11 @@
 //   and presenting a used refresh token revokes the whole chain (contract §3).
 // Every call is written to the event log with grant type, install_id and outcome: never a token, code or secret,
 // and counted per install for GET /_sandbox/installs/:id/token-stats. Armed faults (faults.ts) are applied here.
-import { IncomingMessage } from "node:http";
 import { Hono } from "hono";
-import type { Context } from "hono";
 import { z } from "zod";
 import { clientExists, clientSecretMatches } from "../app-registration.js";
 import type { SandboxContext } from "../context.js";
+import { dropConnection } from "../drop-connection.js";
 import { sha256Hex } from "../crypto.js";
 import type { AppliedTokenFault } from "../faults.js";
 import { ACCESS_TOKEN_EXPIRES_IN_SECONDS } from "../lifetimes.js";
@@ -228,15 +227,6 @@ function installOfRequest(ctx: SandboxContext, form: TokenForm): number | null {
   }
   if (form.grant_type === "authorization_code") return ctx.store.state.codes[sha256Hex(form.code ?? "")]?.installId ?? null;
   return null;
-}
-
-/** Closes the TCP connection without an HTTP answer (Node server only; elsewhere a bare 500). */
-function dropConnection(c: Context): Response {
-  const bindings: unknown = c.env;
-  if (typeof bindings === "object" && bindings !== null && "incoming" in bindings && bindings.incoming instanceof IncomingMessage) {
-    bindings.incoming.socket.destroy();
-  }
-  return new Response(null, { status: 500 });
 }
 
 export function tokenRoutes(ctx: SandboxContext): Hono {

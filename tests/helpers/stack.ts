@@ -44,7 +44,7 @@ export async function resetWorld(): Promise<void> {
   await control("POST", "/reset");
 }
 
-export async function control<T = unknown>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
+export async function control<T = unknown>(method: "GET" | "POST" | "PUT" | "DELETE", path: string, body?: unknown): Promise<T> {
   const response = await fetch(`${stack.sandboxUrl}/_sandbox${path}`, {
     method,
     headers: body === undefined ? {} : { "Content-Type": "application/json" },
@@ -52,6 +52,110 @@ export async function control<T = unknown>(method: "GET" | "POST", path: string,
   });
   if (!response.ok) throw new Error(`sandbox control ${method} ${path}: HTTP ${response.status}`);
   return (await response.json()) as T;
+}
+
+// ----- the partner API's rate budgets, faults and request counters (sandbox/README.md decisions 36-38) -----
+
+/** A request budget: `limit` requests per `windowSeconds` (contract §8's default: 1,000 per 60). */
+export type RateBudget = { limit: number; windowSeconds: number };
+
+export type InstallRateLimit = RateBudget & {
+  installId: number;
+  /** "install": its own budget; "default": the one every install without its own has. */
+  source: "default" | "install";
+  /** The install's open fixed window on the sandbox clock, or null when none is open. */
+  window: { startedAt: string; count: number; remaining: number; resetsInSeconds: number } | null;
+};
+
+/** Sets the budget of every install without its own (existing and future ones). `POST /_sandbox/reset` restores the configured one. */
+export async function setDefaultRateLimit(budget: RateBudget): Promise<void> {
+  await control("PUT", "/rate-limit", budget);
+}
+
+/** Gives one install its own budget; it applies at once, to the window already open. */
+export function setRateLimit(installId: number, budget: RateBudget): Promise<InstallRateLimit> {
+  return control<InstallRateLimit>("PUT", `/installs/${installId}/rate-limit`, budget);
+}
+
+export function rateLimitOf(installId: number): Promise<InstallRateLimit> {
+  return control<InstallRateLimit>("GET", `/installs/${installId}/rate-limit`);
+}
+
+/** The install goes back to the default budget. */
+export function clearRateLimit(installId: number): Promise<InstallRateLimit> {
+  return control<InstallRateLimit>("DELETE", `/installs/${installId}/rate-limit`);
+}
+
+/**
+ * A fault on API routes under /api/v1 (`path` exactly or as a prefix at "/"; "/" is every route), for `forMs` of wall-clock
+ * time and/or `count` requests. It answers after the token check and before the limiter: a faulted request does not
+ * spend the budget. `rate-limited` needs `forMs` unless `resetsIn` is "omit" (a 429 without RateLimit-ResetsIn).
+ */
+export type ApiFaultRequest = {
+  path: string;
+  mode: "rate-limited" | "error500" | "error503" | "latency" | "timeout";
+  forMs?: number;
+  count?: number;
+  /** latency: the wait before the request is processed (default 1000). */
+  latencyMs?: number;
+  /** timeout: how long the request is held before its connection is dropped (default and maximum 120000). */
+  holdMs?: number;
+  /** Only this install's requests. */
+  installId?: number;
+  resetsIn?: "send" | "omit";
+};
+
+export type ArmedApiFault = {
+  id: number;
+  path: string;
+  mode: ApiFaultRequest["mode"];
+  installId: number | null;
+  remaining: number | null;
+  expiresAt: string | null;
+  latencyMs: number | null;
+  holdMs: number | null;
+  resetsIn: "send" | "omit" | null;
+  affected: number;
+};
+
+export async function armApiFault(fault: ApiFaultRequest): Promise<ArmedApiFault> {
+  return (await control<{ armed: ArmedApiFault }>("POST", "/api-faults", fault)).armed;
+}
+
+/** The faults still armed, and how many requests a latency or timeout fault is holding right now. */
+export function apiFaults(): Promise<{ faults: ArmedApiFault[]; held: number }> {
+  return control("GET", "/api-faults");
+}
+
+export async function clearApiFaults(): Promise<void> {
+  await control("DELETE", "/api-faults");
+}
+
+export type ApiRequestCounts = {
+  installId: number;
+  /** Requests whose access token resolved to the install, whatever happened next. */
+  total: number;
+  /** HTTP status → count; "no_answer" for connections dropped without an answer. */
+  byStatus: Record<string, number>;
+  /** Requests an API fault affected. */
+  faulted: number;
+  /** The limiter's fixed windows: requests counted in each, and how many it refused. */
+  windows: { startedAt: string; count: number; limited: number }[];
+  /** The most requests that arrived within any span of `peakWindowSeconds`: a client within its budget keeps it ≤ limit. */
+  peakInAnyWindow: number;
+  peakWindowSeconds: number;
+  arrivalsKept: number;
+};
+
+/** The install's request counts; `windowSeconds` sets the span of peakInAnyWindow (default: the install's window). */
+export function apiRequestCounts(installId: number, options: { windowSeconds?: number } = {}): Promise<ApiRequestCounts> {
+  const query = options.windowSeconds === undefined ? "" : `?windowSeconds=${options.windowSeconds}`;
+  return control<ApiRequestCounts>("GET", `/installs/${installId}/api-requests${query}`);
+}
+
+/** Starts the install's counts from zero (between phases of a test); its budget and open window are untouched. */
+export async function clearApiRequestCounts(installId: number): Promise<void> {
+  await control("DELETE", `/installs/${installId}/api-requests`);
 }
 
 export type SandboxEvent = { seq: number; type: string; at: string; detail: Record<string, unknown> };

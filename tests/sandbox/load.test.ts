@@ -1,6 +1,7 @@
-// What the sandbox offers load tests (README decision 34): more operators than the three described
-// ones (SANDBOX_OPERATORS), so many installs can exist at once, and how many refreshes the identity
-// provider is processing at once (token statistics).
+// What the sandbox offers load tests (README decisions 34 and 39): more operators than the three described
+// ones (SANDBOX_OPERATORS), so many installs can exist at once; more charges per operator
+// (SANDBOX_CHARGES_PER_OPERATOR), so a bench can walk a long paginated list; and how many refreshes the
+// identity provider is processing at once (token statistics).
 import { describe, expect, it } from "vitest";
 import { buildSeed } from "../../sandbox/seed.js";
 import { callApi, control, installAndRedeem, refreshTokens, resetSandbox, setUpTestSandbox, type TokenSet } from "./helpers.js";
@@ -78,5 +79,47 @@ describe("SANDBOX_OPERATORS in the environment", () => {
     expect(loadConfig({ ...base, SANDBOX_OPERATORS: "60" }).operatorCount).toBe(60);
     expect(() => loadConfig({ ...base, SANDBOX_OPERATORS: "2" })).toThrow(ConfigError);
     expect(() => loadConfig({ ...base, SANDBOX_OPERATORS: "201" })).toThrow(/SANDBOX_OPERATORS/);
+  });
+
+  it("SANDBOX_CHARGES_PER_OPERATOR: unset keeps the seed's own counts; 1 to 100,000, and at most 2,000,000 charges in all", async () => {
+    const { ConfigError, loadConfig } = await import("../../sandbox/config.js");
+    expect(loadConfig(base).chargesPerOperator).toBeUndefined();
+    expect(loadConfig({ ...base, SANDBOX_CHARGES_PER_OPERATOR: "5000" }).chargesPerOperator).toBe(5000);
+    expect(() => loadConfig({ ...base, SANDBOX_CHARGES_PER_OPERATOR: "0" })).toThrow(ConfigError);
+    expect(() => loadConfig({ ...base, SANDBOX_CHARGES_PER_OPERATOR: "100001" })).toThrow(/SANDBOX_CHARGES_PER_OPERATOR/);
+    expect(() => loadConfig({ ...base, SANDBOX_OPERATORS: "30", SANDBOX_CHARGES_PER_OPERATOR: "70000" })).toThrow(/at most 2,000,000/);
+  });
+});
+
+describe("SANDBOX_CHARGES_PER_OPERATOR", () => {
+  it("gives every operator exactly that many charges; the seed's own come first, unchanged, and the rest are deterministic", () => {
+    const plain = buildSeed(undefined, 4);
+    const large = buildSeed(undefined, 4, 3000);
+    expect(large.operators.map((o) => o.charges.length)).toEqual([3000, 3000, 3000, 3000]);
+    for (const [index, data] of large.operators.entries()) {
+      const own = plain.operators[index]!;
+      expect(data.charges.slice(0, own.charges.length)).toEqual(own.charges);
+      expect({ ...data, charges: [] }).toEqual({ ...own, charges: [] }); // teams and charge points untouched
+      const ids = data.charges.map((c) => c.id);
+      expect(ids).toEqual([...ids].sort((a, b) => a - b));
+      expect(new Set(ids).size).toBe(3000);
+      const chargePointIds = new Set(data.chargePoints.map((cp) => cp.id));
+      expect(data.charges.every((c) => chargePointIds.has(c.chargePointId) && c.currency.identifier === data.charges[0]!.currency.identifier)).toBe(true);
+    }
+    expect(buildSeed(undefined, 4, 3000)).toEqual(large); // the same on every start
+    expect(buildSeed(undefined, 4, 10).operators[0]!.charges).toEqual(plain.operators[0]!.charges.slice(0, 10));
+  });
+
+  const env = setUpTestSandbox({ chargesPerOperator: 2500 });
+
+  it("the API pages through the long list and the control API reports its size", async () => {
+    const tokens = await installAndRedeem(env, 1001);
+    const { operators } = await control<Operators>(env, "GET", "/operators");
+    expect(operators.map((o) => o.chargeCount)).toEqual([2500, 2500, 2500]);
+    const last = (await (await callApi(env, "/charges?page=24&perPage=100", tokens.access_token)).json()) as { data: { id: number }[]; meta: Record<string, number> };
+    expect(last.meta).toEqual({ currentPage: 24, perPage: 100, itemCount: 100, totalPageCount: 25, totalItemCount: 2500 });
+    expect(last.data.at(-1)?.id).toBe(1_002_500);
+    const beyond = (await (await callApi(env, "/charges?page=25&perPage=100", tokens.access_token)).json()) as { data: unknown[] };
+    expect(beyond.data).toEqual([]);
   });
 });

@@ -16,10 +16,10 @@ import { resultOf, runAppWorker } from "../tests/helpers/app-process";
 import { approveInPortal, closeSql, control, expireAccessToken, installViaPortal, sql } from "../tests/helpers/stack";
 import { signInStaffWithFetch } from "../tests/helpers/staff-sign-in";
 
-// `npm run bench -- stampede ingest` runs only the sections named (primitives, stampede, storm, ingest,
-// sign-in); the portal walk, the redirect_uri and the dashboard always run, since the others use the
+// `npm run bench -- stampede ingest` runs only the sections named (primitives, stampede, storm, budget,
+// ingest, sign-in); the portal walk, the redirect_uri and the dashboard always run, since the others use the
 // install they make. BENCH_PORT_OFFSET runs a second bench beside a first one (other ports and folders).
-const SECTIONS = ["primitives", "stampede", "storm", "ingest", "sign-in"];
+const SECTIONS = ["primitives", "stampede", "storm", "budget", "ingest", "sign-in"];
 const chosen = process.argv.slice(2);
 const unknown = chosen.filter((name) => !SECTIONS.includes(name));
 if (unknown.length > 0) {
@@ -37,6 +37,20 @@ if (!Number.isInteger(STORM_IDP_LATENCY_MS) || STORM_IDP_LATENCY_MS < 0 || STORM
   console.error("bench: BENCH_IDP_LATENCY_MS must be a whole number of milliseconds from 0 to 120000");
   process.exit(2);
 }
+/**
+ * The rate budget section's window (BENCH_BUDGET_WINDOW_SECONDS, default 10): the limit is the
+ * contract's default rate (1,000 per 60 s) over this window, so the ratio is the same as per 60 s
+ * while a run takes a minute, not six. Set 60 to measure the contract's own window.
+ */
+const BUDGET_WINDOW_SECONDS = Number(process.env.BENCH_BUDGET_WINDOW_SECONDS ?? 10);
+if (!Number.isInteger(BUDGET_WINDOW_SECONDS) || BUDGET_WINDOW_SECONDS < 2 || BUDGET_WINDOW_SECONDS > 600) {
+  console.error("bench: BENCH_BUDGET_WINDOW_SECONDS must be a whole number of seconds from 2 to 600");
+  process.exit(2);
+}
+const BUDGET_LIMIT = Math.round((1000 * BUDGET_WINDOW_SECONDS) / 60);
+/** Operators for the budget section, after the storm's (sandbox/README.md decision 34). */
+const BUDGET_FIRST_OPERATOR = 1004 + STORM_INSTALLS;
+const BUDGET_INSTALLS = 10;
 
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
@@ -85,7 +99,12 @@ const stack = await startStack({
     BENCH_EMPTY_ROUTE: "on",
     // The refresh storm needs 50 installs at once, and the service allows one live install per
     // operator: the sandbox seeds extra operators (sandbox/README.md decision 34).
-    SANDBOX_OPERATORS: String(3 + STORM_INSTALLS),
+    // The rate budget section installs 1 + 10 more.
+    SANDBOX_OPERATORS: String(3 + STORM_INSTALLS + 1 + BUDGET_INSTALLS),
+    // Sections other than the budget's are not about the rate limit: the service grants a lot.
+    SANDBOX_RATE_LIMIT: "100000",
+    // A long charge list to walk (the budget section).
+    SANDBOX_CHARGES_PER_OPERATOR: "2000",
     ...(OFFSET ? { NEXT_DIST_DIR: `.next-bench-${OFFSET}` } : {}),
   },
   dataDir: OFFSET ? `.data/bench-${OFFSET}` : ".data/bench",
@@ -264,6 +283,70 @@ try {
     );
     console.log(`${"last page served after".padEnd(44)} ${(Math.max(...storm.servedAt) / 1000).toFixed(2)} s (target < 3 s at 1 s latency)`);
     console.log(`${"what the refreshes added (storm - no refresh)".padEnd(44)} ${((Math.max(...storm.servedAt) - Math.max(...baseline.servedAt)) / 1000).toFixed(2)} s`);
+    await closeSql();
+  }
+
+  if (runs("budget")) {
+    // The per-install rate budget (issue 11): walkers paging through a long charge list flat out,
+    // as background work, from two processes. Each install's limit is set at the sandbox before it
+    // is installed, so the app sizes its budget from the service's own answer. The sandbox counts
+    // every request per install in its fixed windows. Targets: one install >= 0.95 of its limit per
+    // window and 0 429s; ten installs at once, each >= 0.9 and 0 429s.
+    const WALK_MS = Math.round(BUDGET_WINDOW_SECONDS * 3.5 * 1000);
+    console.log(
+      `\n== rate budget (limit ${BUDGET_LIMIT} per ${BUDGET_WINDOW_SECONDS} s per install = contract §8's 1,000 per 60 s;` +
+        ` two processes walking /charges flat out for ${WALK_MS / 1000} s) ==`,
+    );
+    type Counters = { requests: number; rateLimited: number; budgetStatementMs: number; requestMs: number };
+    type Counts = { byStatus: Record<string, number>; windows: { count: number }[]; peakInAnyWindow: number };
+    const budget = { limit: BUDGET_LIMIT, windowSeconds: BUDGET_WINDOW_SECONDS };
+    const stackDefault = await control<{ rateLimit: { limit: number; windowSeconds: number } }>("GET", "/rate-limit");
+    await control("PUT", "/rate-limit", budget);
+    const installs: Awaited<ReturnType<typeof installViaPortal>>[] = [];
+    for (let i = 0; i <= BUDGET_INSTALLS; i++) {
+      const install = await installViaPortal(BUDGET_FIRST_OPERATOR + i);
+      // Its own limit, so that the stack's default can go back for the other sections.
+      await control("PUT", `/installs/${install.installId}/rate-limit`, budget);
+      installs.push(install);
+    }
+    await control("PUT", "/rate-limit", stackDefault.rateLimit);
+
+    const walk = async (name: string, walked: typeof installs) => {
+      const ids = walked.map((install) => install.installRowId).join(",");
+      // Count the walk's own requests only (not the redirect_uri's), in windows the walk opens.
+      for (const install of walked) await control("DELETE", `/installs/${install.installId}/api-requests`);
+      // Let the window the install opened at the redirect_uri end first.
+      await new Promise((resolve) => setTimeout(resolve, BUDGET_WINDOW_SECONDS * 1000));
+      const results = (await Promise.all([0, 1].map(() => runAppWorker(["walk", ids, String(WALK_MS), "10"])))).map((run) =>
+        resultOf<{ errors: Record<string, number>; counters: Record<string, Counters> }>(run),
+      );
+      const ratios: number[] = [];
+      let tooMany = 0;
+      let peak = 0;
+      for (const install of walked) {
+        const counts = await control<Counts>("GET", `/installs/${install.installId}/api-requests`);
+        // Whole windows only: the last one was cut short by the end of the walk.
+        const whole = counts.windows.slice(0, -1);
+        if (process.env.BENCH_VERBOSE) console.log(`install ${install.installId}: windows ${counts.windows.map((w) => w.count).join(" ")}`);
+        ratios.push(whole.reduce((n, w) => n + w.count, 0) / (whole.length * BUDGET_LIMIT));
+        tooMany += counts.byStatus["429"] ?? 0;
+        peak = Math.max(peak, counts.peakInAnyWindow);
+      }
+      const all = results.flatMap((r) => Object.values(r.counters));
+      const requests = all.reduce((n, c) => n + c.requests, 0);
+      const statementMs = all.reduce((n, c) => n + c.budgetStatementMs, 0) / requests;
+      const requestMs = all.reduce((n, c) => n + c.requestMs, 0) / requests;
+      const errors = results.reduce((n, r) => n + Object.values(r.errors).reduce((a, b) => a + b, 0), 0);
+      console.log(
+        `${name.padEnd(44)} requests per window / limit: ${walked.length === 1 ? ratios[0]!.toFixed(3) : `min ${Math.min(...ratios).toFixed(3)}  mean ${(ratios.reduce((a, b) => a + b, 0) / ratios.length).toFixed(3)}`}` +
+          `  (target >= ${walked.length === 1 ? "0.95" : "0.9 each"})  429s=${tooMany} (target 0)  busiest ${BUDGET_WINDOW_SECONDS} s span=${peak}/${BUDGET_LIMIT}  failed walks=${errors}`,
+      );
+      console.log(
+        `${"".padEnd(44)} per request: budget statement ${statementMs.toFixed(2)} ms (the extra round trip) beside the request itself ${requestMs.toFixed(2)} ms`,
+      );
+    };
+    await walk("one install, two processes", installs.slice(0, 1));
+    await walk(`${BUDGET_INSTALLS} installs at once, two processes`, installs.slice(1));
     await closeSql();
   }
 

@@ -8,27 +8,24 @@
 // service's own answer (/consumers/me at the redirect_uri), as it would in production.
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { resultOf, runAppWorker, startAppWorker } from "../helpers/app-process";
-import { closeSql, installViaPortal, resetWorld, stack } from "../helpers/stack";
+import {
+  apiRequestCounts as requestCounts,
+  armApiFault,
+  clearApiFaults,
+  closeSql,
+  installViaPortal,
+  resetWorld,
+  setDefaultRateLimit,
+  setRateLimit,
+  stack,
+} from "../helpers/stack";
 
 beforeEach(resetWorld);
-afterEach(() => sandbox("DELETE", "/api-faults"));
+afterEach(clearApiFaults);
 afterAll(closeSql);
 
-async function sandbox<T = unknown>(method: "GET" | "PUT" | "POST" | "DELETE", path: string, body?: unknown): Promise<T> {
-  const response = await fetch(`${stack.sandboxUrl}/_sandbox${path}`, {
-    method,
-    headers: body === undefined ? {} : { "Content-Type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`sandbox ${method} ${path}: HTTP ${response.status} ${await response.text()}`);
-  return (await response.json()) as T;
-}
-
 /** The limit of every install without its own, existing and future (until resetWorld restores the stack's). */
-const setDefaultLimit = (limit: number, windowSeconds: number) => sandbox("PUT", "/rate-limit", { limit, windowSeconds });
-
-type Counts = { total: number; byStatus: Record<string, number>; faulted: number; peakInAnyWindow: number };
-const requestCounts = (installId: number) => sandbox<Counts>("GET", `/installs/${installId}/api-requests`);
+const setDefaultLimit = (limit: number, windowSeconds: number) => setDefaultRateLimit({ limit, windowSeconds });
 
 type Counters = { requests: number; rateLimited: number; retries: number; waitedForBudget: number; budgetExhausted: number };
 type Burst = { ok: number; errors: Record<string, number>; counters: Counters };
@@ -67,7 +64,7 @@ describe("the rate budget", () => {
   it("a 429 storm with RateLimit-ResetsIn: every caller waits for the reset, each call meets at most one 429, all succeed", async () => {
     await setDefaultLimit(1000, 60); // contract §8's default: a burst of 20, then one request every 62.5 ms
     const install = await installViaPortal(1001);
-    await sandbox("POST", "/api-faults", { path: "/charge-points", mode: "rate-limited", forMs: 2_000, installId: install.installId });
+    await armApiFault({ path: "/charge-points", mode: "rate-limited", forMs: 2_000, installId: install.installId });
     const CALLS = 30;
     const run = await burst(install.installRowId, CALLS, "interactive");
     expect(run.errors).toEqual({});
@@ -84,7 +81,7 @@ describe("the rate budget", () => {
   it("a 429 storm without RateLimit-ResetsIn: full-jitter backoff on a held budget, far fewer retries than callers × attempts", async () => {
     await setDefaultLimit(1000, 60);
     const install = await installViaPortal(1001);
-    await sandbox("POST", "/api-faults", { path: "/charge-points", mode: "rate-limited", forMs: 2_000, installId: install.installId, resetsIn: "omit" });
+    await armApiFault({ path: "/charge-points", mode: "rate-limited", forMs: 2_000, installId: install.installId, resetsIn: "omit" });
     const CALLS = 30;
     const run = await burst(install.installRowId, CALLS, "background");
     expect(run.errors).toEqual({});
@@ -98,7 +95,7 @@ describe("the rate budget", () => {
 
   it("a 5xx storm ends with bounded retries and a clear error", async () => {
     const install = await installViaPortal(1001);
-    await sandbox("POST", "/api-faults", { path: "/charge-points", mode: "error503", forMs: 60_000, installId: install.installId });
+    await armApiFault({ path: "/charge-points", mode: "error503", forMs: 60_000, installId: install.installId });
     const CALLS = 5;
     const run = await burst(install.installRowId, CALLS, "interactive");
     expect(run.ok).toBe(0);
@@ -111,7 +108,7 @@ describe("the rate budget", () => {
 
   it("a service that never answers: each attempt times out, bounded retries, then a timeout error", async () => {
     const install = await installViaPortal(1001);
-    await sandbox("POST", "/api-faults", { path: "/charge-points", mode: "timeout", forMs: 60_000, installId: install.installId });
+    await armApiFault({ path: "/charge-points", mode: "timeout", forMs: 60_000, installId: install.installId });
     const run = await burst(install.installRowId, 1, "interactive", { HTTP_TIMEOUT_MS: "300" });
     expect(run.errors).toEqual({ "PartnerApiError:timeout": 1 });
     expect(run.counters.requests).toBe(4);
@@ -122,7 +119,7 @@ describe("the rate budget", () => {
     await setDefaultLimit(50, 5);
     const busy = await installViaPortal(1001);
     // Its own limit: the default changes for every install without one.
-    await sandbox("PUT", `/installs/${busy.installId}/rate-limit`, { limit: 50, windowSeconds: 5 });
+    await setRateLimit(busy.installId, { limit: 50, windowSeconds: 5 });
     await setDefaultLimit(1000, 60);
     const calm = await installViaPortal(1002);
     const run = resultOf<{ b: { ok: number; errors: Record<string, number> }; bCounters: Counters; aWaitingWhenBDone: number; aCounters: Counters }>(

@@ -152,4 +152,19 @@ describe("the rate budget", () => {
       await job.done;
     }
   }, 60_000);
+
+  it("a page that cannot get budget within its deadline says busy and when to try again, without hammering", async () => {
+    // Two requests a minute: the redirect_uri's /consumers/me, then one of the page's two reads.
+    await setDefaultLimit(2, 60);
+    const install = await installViaPortal(1001);
+    const response = await fetch(`${stack.appUrl}/dashboard`, { headers: { cookie: install.sessionCookie } });
+    const html = await response.text();
+    expect(response.status).toBe(200);
+    expect(html).toContain('data-reason="rate_limited"');
+    expect(html).toMatch(/Busy: this install has used its request budget at the service for now\. Try again in \d+ s\./);
+    // The page asked once for what it could have, and not again for what it could not.
+    const counts = await requestCounts(install.installId);
+    expect(counts.byStatus["429"] ?? 0).toBe(0);
+    expect(counts.total).toBe(2);
+  }, 60_000);
 });

@@ -94,6 +94,7 @@ async function takeOnce(installRowId: string, priority: Priority, maxWaitMs: num
       FOR UPDATE
     ), rule AS (
       SELECT budget.*,
+             -- (budgetShape below computes the same two values for a size the service has just stated)
              window_seconds * 1000.0 / (quota * (1 - ${margin}::float8)) AS interval_ms,
              greatest(1, floor(quota * ${margin}::float8 / 2)) AS burst
       FROM budget
@@ -316,10 +317,13 @@ async function holdBudget(installRowId: string, holdMs: number, grant: BudgetGra
  * install's requests than the app's pace allows for (another client of the install, an app instance
  * restored from an old version, a service that counts differently): then the service is believed.
  */
-export async function observeAnswer(installRowId: string, grant: BudgetGrant, headers: RateLimitHeaders): Promise<void> {
+export async function observeAnswer(installRowId: string, taken: BudgetGrant, headers: RateLimitHeaders): Promise<void> {
   const { quota, windowSeconds, remaining, resetsInSeconds } = headers;
+  let grant = taken;
   if ((quota !== undefined && quota > 0 && quota !== grant.quota) || (windowSeconds !== undefined && windowSeconds > 0 && windowSeconds !== grant.windowSeconds)) {
     await resizeBudget(installRowId, quota ?? grant.quota, windowSeconds ?? grant.windowSeconds);
+    // Judge Remaining against the size the service just stated, not the one this request was taken under.
+    grant = { ...grant, ...budgetShape(quota ?? grant.quota, windowSeconds ?? grant.windowSeconds) };
   }
   if (remaining === undefined || resetsInSeconds === undefined) return;
   // ResetsIn is whole seconds, rounded up: the window may end up to a second sooner. Compare with
@@ -328,6 +332,12 @@ export async function observeAnswer(installRowId: string, grant: BudgetGrant, he
   if (remaining < paceWouldSend) {
     await holdBudget(installRowId, resetsInSeconds * 1000 - remaining * grant.intervalMs, grant);
   }
+}
+
+/** A budget's interval and burst from its size: the same formulas as the `rule` step of `takeOnce`. */
+function budgetShape(quota: number, windowSeconds: number): Pick<BudgetGrant, "quota" | "windowSeconds" | "intervalMs" | "burst"> {
+  const margin = env().API_BUDGET_MARGIN;
+  return { quota, windowSeconds, intervalMs: (windowSeconds * 1000) / (quota * (1 - margin)), burst: Math.max(1, Math.floor((quota * margin) / 2)) };
 }
 
 /** After a 429: nothing more for the install until the service's window resets (or `backoffMs`). */

@@ -16,9 +16,10 @@
 //   callback <query>          the redirect_uri's work (completeInstall) for a callback query string
 //   reencrypt                 re-encrypts all grants under the current key
 //   ready                     one readiness check (lib/health.ts); prints it with how long it took
-//   api-burst <id> <n> [priority]
+//   api-burst <id> <n> [priority] [gated]
 //                             n concurrent reads of one charge point (withAccessToken + GET /charge-points),
-//                             "interactive" (default) or "background"; prints results and the client's counters
+//                             "interactive" (default) or "background"; prints results and the client's counters.
+//                             "gated": prints READY once started, and begins when a line arrives on stdin
 //   walk <id,id,...> <ms> [perPage]
 //                             walks each install's charge list page by page, flat out, as background work,
 //                             over and over for ms milliseconds (one walker per install); prints each
@@ -173,6 +174,12 @@ switch (command) {
   case "api-burst": {
     const priority = (process.argv[5] ?? "interactive") as Priority;
     await Promise.all(Array.from({ length: 5 }, () => db().$queryRaw`SELECT 1`));
+    if (process.argv[6] === "gated") {
+      const lines = createInterface({ input: process.stdin });
+      console.log("READY");
+      await new Promise<void>((resolve) => lines.once("line", () => resolve()));
+      lines.close();
+    }
     const started = performance.now();
     const result = await settle(Array.from({ length: Number(countArg) }, () => readOneChargePoint(installRowId, priority)));
     const counters: ApiCounters = apiCounters(installRowId);

@@ -17,6 +17,7 @@ import {
   resetWorld,
   setDefaultRateLimit,
   setRateLimit,
+  sql,
   stack,
 } from "../helpers/stack";
 
@@ -31,6 +32,18 @@ type Counters = { requests: number; rateLimited: number; retries: number; waited
 type Burst = { ok: number; errors: Record<string, number>; counters: Counters };
 const burst = async (installRowId: string, count: number, priority: "interactive" | "background", env: Record<string, string> = {}) =>
   resultOf<Burst>(await runAppWorker(["api-burst", installRowId, String(count), priority], env));
+
+/** A burst that starts only once `arm` has run in a process already up: a storm must not end while node starts. */
+async function burstAfter(arm: () => Promise<unknown>, installRowId: string, count: number, priority: "interactive" | "background") {
+  const worker = startAppWorker(["api-burst", installRowId, String(count), priority, "gated"]);
+  await new Promise<void>((resolve, reject) => {
+    worker.child.stdout!.on("data", (chunk: Buffer) => chunk.toString().includes("READY") && resolve());
+    void worker.done.then((run) => reject(new Error(`the worker stopped before it was ready: ${run.stderr.slice(-500)}`)));
+  });
+  await arm();
+  worker.child.stdin!.write("go\n");
+  return resultOf<Burst>(await worker.done);
+}
 
 describe("the rate budget", () => {
   it("a burst of 1,500 calls for one install from two processes completes with zero 429s, never above the limit in any window", async () => {
@@ -61,12 +74,30 @@ describe("the rate budget", () => {
     expect((await requestCounts(install.installId)).byStatus["429"] ?? 0).toBe(0);
   }, 60_000);
 
+  it("follows the service when it lowers an install's limit: one answer resizes the budget, then zero 429s", async () => {
+    const install = await installViaPortal(1001); // sized by /consumers/me: the stack's generous default
+    await setRateLimit(install.installId, { limit: 100, windowSeconds: 5 });
+    // Requests already under way when the limit changed could not know; the first answer tells.
+    expect((await burst(install.installRowId, 1, "interactive")).ok).toBe(1);
+    const run = await burst(install.installRowId, 300, "background");
+    expect(run.errors).toEqual({});
+    const counts = await requestCounts(install.installId);
+    expect(counts.byStatus["429"] ?? 0).toBe(0);
+    expect(counts.peakInAnyWindow).toBeLessThanOrEqual(100);
+    const [row] = await sql<{ quota: number; window_seconds: number }>("SELECT quota, window_seconds FROM api_budgets WHERE install_row_id = $1", [install.installRowId]);
+    expect(row).toEqual({ quota: 100, window_seconds: 5 });
+  }, 60_000);
+
   it("a 429 storm with RateLimit-ResetsIn: every caller waits for the reset, each call meets at most one 429, all succeed", async () => {
     await setDefaultLimit(1000, 60); // contract §8's default: a burst of 20, then one request every 62.5 ms
     const install = await installViaPortal(1001);
-    await armApiFault({ path: "/charge-points", mode: "rate-limited", forMs: 2_000, installId: install.installId });
     const CALLS = 30;
-    const run = await burst(install.installRowId, CALLS, "interactive");
+    const run = await burstAfter(
+      () => armApiFault({ path: "/charge-points", mode: "rate-limited", forMs: 2_000, installId: install.installId }),
+      install.installRowId,
+      CALLS,
+      "interactive",
+    );
     expect(run.errors).toEqual({});
     expect(run.ok).toBe(CALLS);
     const counts = await requestCounts(install.installId);
@@ -81,9 +112,13 @@ describe("the rate budget", () => {
   it("a 429 storm without RateLimit-ResetsIn: full-jitter backoff on a held budget, far fewer retries than callers × attempts", async () => {
     await setDefaultLimit(1000, 60);
     const install = await installViaPortal(1001);
-    await armApiFault({ path: "/charge-points", mode: "rate-limited", forMs: 2_000, installId: install.installId, resetsIn: "omit" });
     const CALLS = 30;
-    const run = await burst(install.installRowId, CALLS, "background");
+    const run = await burstAfter(
+      () => armApiFault({ path: "/charge-points", mode: "rate-limited", forMs: 2_000, installId: install.installId, resetsIn: "omit" }),
+      install.installRowId,
+      CALLS,
+      "background",
+    );
     expect(run.errors).toEqual({});
     expect(run.ok).toBe(CALLS);
     const tooMany = (await requestCounts(install.installId)).byStatus["429"] ?? 0;

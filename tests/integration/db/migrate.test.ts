@@ -108,6 +108,7 @@ describe("applyMigrations", () => {
     );
     expect(tables.map((t) => t.table_name)).toEqual([
       "_prisma_migrations",
+      "api_budgets",
       "authorization_code_claims",
       "install_events",
       "installs",

@@ -116,18 +116,14 @@ export async function stopJobEngine(timeoutMs: number): Promise<void> {
 // ----- enqueueing --------------------------------------------------------------------------------
 
 /** A per-install job as a webhook handler asks for it: recorded in the delivery's own transaction. */
-export type FollowUp = { kind: "install-check"; installRowId: string; startAfterSeconds?: number };
+export type FollowUp = { kind: "install-check"; installRowId: string };
 
-/** pg-boss options of a follow-up: keyed per install, ahead of the sweep's jobs, optionally delayed. */
-export function followUpJob(followUp: FollowUp): { queue: string; data: InstallJobData; options: SendOptions } {
+/** pg-boss's view of a follow-up: keyed per install, ahead of the sweep's jobs (priority 1). */
+function followUpJob(followUp: FollowUp): { queue: string; data: InstallJobData; options: SendOptions } {
   return {
     queue: QUEUES.installCheck,
     data: { installRowId: followUp.installRowId, cause: "webhook" },
-    options: {
-      singletonKey: followUp.installRowId,
-      priority: 1,
-      ...(followUp.startAfterSeconds ? { startAfter: followUp.startAfterSeconds } : {}),
-    },
+    options: { singletonKey: followUp.installRowId, priority: 1 },
   };
 }
 

@@ -2,7 +2,7 @@
 #   runtime (default)  the web app: Next.js's standalone server, as a non-root user
 #   migrate            a one-shot job that applies the migrations (run it before each release,
 #                      never from every instance at boot)
-#   worker             the scheduled jobs (npm run worker)
+#   worker             the job engine's worker (npm run worker): schedules and per-install jobs; any number of replicas
 # These machines cannot build images; the test suite runs the same artifact (the standalone server,
 # assembled by scripts/assemble-runtime.sh, which this file runs too).
 

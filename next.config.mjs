@@ -8,7 +8,7 @@ const nextConfig = {
   output: "standalone",
   // pino and pg are Node-only; keep them out of the server bundle so their workers and native
   // bindings resolve from node_modules at run time.
-  serverExternalPackages: ["pino", "pg", "@prisma/adapter-pg"],
+  serverExternalPackages: ["pino", "pg", "@prisma/adapter-pg", "pg-boss"],
   // `next dev` logs every request URL. The redirect_uri's query holds the authorization code, and
   // no code may reach a log line, so that route is left out of the request log.
   logging: { incomingRequests: { ignore: [/\/oauth\/callback/] } },

@@ -173,6 +173,17 @@ const EnvSchema = z.object({
    * installs expiring together in two rounds of the identity provider's latency.
    */
   REFRESH_CONCURRENCY: z.coerce.number().int().min(1).max(200).default(25),
+  /**
+   * Per-install jobs (keep-alive refreshes, install checks) each worker process runs at once, per
+   * queue (lib/jobs/engine.ts). Refreshes are bounded by REFRESH_CONCURRENCY too; add workers to go
+   * faster. The cron routes use it as their batch's concurrency.
+   */
+  JOB_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(10),
+  /**
+   * How long a cron route (/api/cron/*) keeps working queued jobs before it answers; keep it inside
+   * your serverless platform's function time limit.
+   */
+  CRON_TIME_LIMIT_SECONDS: z.coerce.number().int().min(1).max(900).default(25),
 
   // ----- the partner API's rate budget (lib/partner-api/budget.ts, contract §8) -----
   /**

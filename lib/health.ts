@@ -14,6 +14,7 @@ import "server-only";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { db } from "@/lib/db/client";
+import { jobSchemaIsReady } from "@/lib/jobs/schema";
 import { readTokenCircuit } from "@/lib/oauth/circuit";
 import { isStopping } from "@/lib/shutdown";
 
@@ -22,7 +23,7 @@ const CHECK_DEADLINE_MS = 2_000;
 
 export type ReadinessChecks = {
   database: "ok" | "unavailable";
-  /** "pending": the database lacks migrations this code needs (run `npm run db:migrate`). */
+  /** "pending": the database lacks migrations this code needs, or the job engine's schema (run `npm run db:migrate`). */
   migrations: "ok" | "pending" | "unknown";
   tokenCircuit: "closed" | "open" | "unknown";
 };
@@ -64,7 +65,10 @@ async function migrationState(): Promise<ReadinessChecks["migrations"]> {
   const applied = await db().$queryRaw<{ migration_name: string }[]>`
     SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`;
   const done = new Set(applied.map((row) => row.migration_name));
-  return expected.every((name) => done.has(name)) ? "ok" : "pending";
+  if (!expected.every((name) => done.has(name))) return "pending";
+  // The job engine's schema and queues, which `npm run db:migrate` creates beside them (lib/jobs/schema.ts).
+  const jobsReady = await jobSchemaIsReady((text, values) => db().$queryRawUnsafe(text, ...values));
+  return jobsReady ? "ok" : "pending";
 }
 
 export async function checkReadiness(): Promise<Readiness> {

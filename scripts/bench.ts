@@ -17,9 +17,9 @@ import { approveInPortal, closeSql, control, expireAccessToken, installViaPortal
 import { signInStaffWithFetch } from "../tests/helpers/staff-sign-in";
 
 // `npm run bench -- stampede ingest` runs only the sections named (primitives, stampede, storm, budget,
-// ingest, sign-in); the portal walk, the redirect_uri and the dashboard always run, since the others use the
+// ingest, sign-in, keepalive); the portal walk, the redirect_uri and the dashboard always run, since the others use the
 // install they make. BENCH_PORT_OFFSET runs a second bench beside a first one (other ports and folders).
-const SECTIONS = ["primitives", "stampede", "storm", "budget", "ingest", "sign-in"];
+const SECTIONS = ["primitives", "stampede", "storm", "budget", "ingest", "sign-in", "keepalive"];
 const chosen = process.argv.slice(2);
 const unknown = chosen.filter((name) => !SECTIONS.includes(name));
 if (unknown.length > 0) {
@@ -51,6 +51,16 @@ const BUDGET_LIMIT = Math.round((1000 * BUDGET_WINDOW_SECONDS) / 60);
 /** Operators for the budget section, after the storm's (sandbox/README.md decision 34). */
 const BUDGET_FIRST_OPERATOR = 1004 + STORM_INSTALLS;
 const BUDGET_INSTALLS = 10;
+/**
+ * The keep-alive section: installs all due at once (BENCH_KEEPALIVE_INSTALLS, default 200, at most
+ * 200: one per sandbox operator, made through the portal). The issue's figure is 10,000; the sandbox's
+ * bulk installs (another part of issue 12) will let this section make that many.
+ */
+const KEEPALIVE_INSTALLS = Number(process.env.BENCH_KEEPALIVE_INSTALLS ?? 200);
+if (!Number.isInteger(KEEPALIVE_INSTALLS) || KEEPALIVE_INSTALLS < 10 || KEEPALIVE_INSTALLS > 200) {
+  console.error("bench: BENCH_KEEPALIVE_INSTALLS must be a whole number from 10 to 200");
+  process.exit(2);
+}
 
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
@@ -100,7 +110,8 @@ const stack = await startStack({
     // The refresh storm needs 50 installs at once, and the service allows one live install per
     // operator: the sandbox seeds extra operators (sandbox/README.md decision 34).
     // The rate budget section installs 1 + 10 more.
-    SANDBOX_OPERATORS: String(3 + STORM_INSTALLS + 1 + BUDGET_INSTALLS),
+    // The keep-alive section re-installs on the first KEEPALIVE_INSTALLS operators (a re-install retires the old one).
+    SANDBOX_OPERATORS: String(Math.max(3 + STORM_INSTALLS + 1 + BUDGET_INSTALLS, runs("keepalive") ? KEEPALIVE_INSTALLS : 0)),
     // Sections other than the budget's are not about the rate limit: the service grants a lot.
     SANDBOX_RATE_LIMIT: "100000",
     // A long charge list to walk (the budget section).
@@ -467,6 +478,61 @@ try {
     summary("GET /dashboard, during the burst", busyDashboard);
     const p99 = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 99);
     console.log(`${"dashboard p99 ratio (burst / quiet)".padEnd(44)} ${(p99(busyDashboard) / p99(quietDashboard)).toFixed(2)}`);
+  }
+
+  if (runs("keepalive")) {
+    // Keep-alive's fan-out (lib/jobs/): every grant due at once, refreshed by one worker process, then
+    // by two (`npm run worker`, JOB_CONCURRENCY each), against the sandbox's identity provider holding
+    // each refresh BENCH_IDP_LATENCY_MS. Timed from the fan-out's first job to the last grant stored.
+    // Targets: two workers clearly faster than one; 0 chain revocations; each grant refreshed once.
+    console.log(`\n== keep-alive fan-out (${KEEPALIVE_INSTALLS} installs all due at once; identity provider latency ${STORM_IDP_LATENCY_MS} ms) ==`);
+    const installs: string[] = [];
+    for (let i = 0; i < KEEPALIVE_INSTALLS; i++) installs.push((await installViaPortal(1001 + i)).installRowId);
+    type TokenStats = { calls: { refresh_token: number }; chain_revocations: number };
+    const perMinute: number[] = [];
+    for (const workerCount of [1, 2]) {
+      await sql("TRUNCATE pgboss.job");
+      // Only keep-alive is due: the sweep finds every install checked just now.
+      await sql("UPDATE installs SET last_reconciled_at = now() WHERE id = ANY($1)", [installs]);
+      await sql("UPDATE token_grants SET refresh_token_expires_at = now() + interval '1 day' WHERE install_row_id = ANY($1)", [installs]);
+      await control("POST", "/faults", { tokenEndpoint: { mode: "delay", count: KEEPALIVE_INSTALLS, delayMs: STORM_IDP_LATENCY_MS } });
+      const before = await control<TokenStats>("GET", "/token-stats");
+      const versions = new Map((await sql<{ install_row_id: string; version: number }>("SELECT install_row_id, version FROM token_grants WHERE install_row_id = ANY($1)", [installs])).map((r) => [r.install_row_id, r.version]));
+      const workerProcesses = Array.from({ length: workerCount }, (_, n) =>
+        startProcess(`bench-worker-${n}`, path.resolve("node_modules/.bin/tsx"), ["--conditions=react-server", "scripts/worker.ts"], {
+          env: { ...stack.env, LOG_LEVEL: "warn" },
+          quiet: true,
+        }),
+      );
+      const stopAt = Date.now() + 15 * 60 * 1000;
+      let refreshed = 0;
+      while (Date.now() < stopAt) {
+        refreshed = (await sql<{ refreshed: number }>(
+          "SELECT count(*)::int AS refreshed FROM token_grants WHERE install_row_id = ANY($1) AND refresh_token_expires_at > now() + interval '20 days'",
+          [installs],
+        ))[0]!.refreshed;
+        if (refreshed === KEEPALIVE_INSTALLS) break;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      const [span] = await sql<{ seconds: number }>(
+        `SELECT extract(epoch FROM max(g.last_refreshed_at) - (SELECT min(created_on) FROM pgboss.job WHERE name = 'keep-alive.install'))::float8 AS seconds
+         FROM token_grants g WHERE g.install_row_id = ANY($1)`,
+        [installs],
+      );
+      for (const worker of workerProcesses) await stopProcess(worker);
+      const after = await control<TokenStats>("GET", "/token-stats");
+      const twice = (await sql<{ install_row_id: string; version: number }>("SELECT install_row_id, version FROM token_grants WHERE install_row_id = ANY($1)", [installs])).filter(
+        (r) => r.version !== versions.get(r.install_row_id)! + 1,
+      ).length;
+      const rate = (refreshed / span!.seconds) * 60;
+      perMinute.push(rate);
+      console.log(
+        `${`${workerCount} worker${workerCount > 1 ? "s" : ""}`.padEnd(44)} ${refreshed}/${KEEPALIVE_INSTALLS} refreshed in ${span!.seconds.toFixed(1)} s = ${Math.round(rate)} installs/min` +
+          `  refresh calls=${after.calls.refresh_token - before.calls.refresh_token}  not refreshed exactly once=${twice}  chain revocations=${after.chain_revocations - before.chain_revocations} (target 0)`,
+      );
+    }
+    console.log(`${"two workers / one".padEnd(44)} ${(perMinute[1]! / perMinute[0]!).toFixed(2)} (target clearly above 1)`);
+    await closeSql();
   }
 } finally {
   await stopAll();

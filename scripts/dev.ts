@@ -46,7 +46,7 @@ const stack = await startStack({
   databasePort: ports.database,
   fresh: false,
   appMode: "dev",
-  worker: { intervalSeconds: 15 * 60 },
+  worker: true,
 }).catch((error: unknown) => {
   console.error(`[dev] could not start: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);

@@ -1,8 +1,10 @@
-// npm run db:migrate: applies pending migrations in prisma/migrations to DATABASE_URL.
+// npm run db:migrate: applies pending migrations in prisma/migrations to DATABASE_URL, then creates
+// or migrates the job engine's schema (pg-boss) and its queues.
 //
 // It uses lib/db/migrate.ts rather than `prisma migrate deploy` (see the comment there for why);
 // both keep the same _prisma_migrations table, so either can be used on a machine with Prisma's engine.
 import { applyMigrations } from "../lib/db/migrate";
+import { migrateJobSchema } from "../lib/jobs/schema";
 
 const connectionString = process.env.DATABASE_URL;
 if (!connectionString) {
@@ -29,6 +31,9 @@ try {
         (alreadyApplied.length > 0 ? ` (${alreadyApplied.length} were already applied)` : ""),
     );
   }
+  // The job engine's schema (pg-boss), its queues and schedules: lib/jobs/schema.ts explains why here.
+  const jobs = await migrateJobSchema(connectionString, (line) => console.log(`db:migrate: ${line}`));
+  console.log(`db:migrate: job engine ready (${jobs.queues.length} queues; schedules ${jobs.schedules.join(", ")}).`);
 } catch (error) {
   console.error(`db:migrate: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);

@@ -1,46 +1,53 @@
-// npm run worker: runs the scheduled jobs in a loop, for deployments without a platform scheduler
-// (and for `npm run dev`, which starts it). With a scheduler, call /api/cron/* instead; both can
-// run at once, since each job runs on one instance at a time (lib/jobs/exclusive.ts).
+// npm run worker: the job engine's worker (lib/jobs/engine.ts). It runs the schedules (pg-boss
+// cron: keep-alive hourly, the reconcile sweep every 5 minutes; lib/jobs/queues.ts), their fan-outs,
+// and the per-install jobs they enqueue, JOB_CONCURRENCY at a time per queue. Run as many as you
+// like, on as many machines: pg-boss hands each job to one worker, one schedule run is sent however
+// many run, and one install is never worked on twice at once. `npm run dev` starts one. On a
+// serverless host, call /api/cron/* instead; both can run at once.
 //
-// On SIGTERM (a deploy, `docker compose stop`) it takes no further job, lets the job under way stop
-// between two installs (never inside a token refresh), and exits 0; if that takes longer than
-// SHUTDOWN_TIMEOUT_SECONDS, lib/shutdown.ts logs what was running and exits 1.
+// On SIGTERM (a deploy, `docker compose stop`) it takes no further job, lets the jobs in hand finish
+// (a token refresh is never cut in half), and exits 0; if that takes longer than
+// SHUTDOWN_TIMEOUT_SECONDS, lib/shutdown.ts logs what was running and exits 1. A job a killed worker
+// had in hand is retried once it expires (lib/jobs/queues.ts, expireInSeconds).
 //
 // It imports the app's lib/ directly, so it runs with the `react-server` condition (see package.json).
-import { setTimeout as sleep } from "node:timers/promises";
-import { runKeepAlive } from "../lib/jobs/keep-alive";
-import { runReconcileSweep } from "../lib/jobs/reconcile-sweep";
+import { once } from "node:events";
+import { env, assertValidEnvironment } from "../lib/env";
+import { requestScheduledRuns, startWorkers, stopJobEngine } from "../lib/jobs/engine";
 import { logger } from "../lib/log";
-import { assertValidEnvironment } from "../lib/env";
 import { installShutdownHandlers, shutdownSignal } from "../lib/shutdown";
 
 // The whole configuration first: a bad value stops here with one message, not in a loop of failures.
 assertValidEnvironment("worker");
 
-const intervalMs = Number(process.argv[2] ?? 15 * 60) * 1000;
-let running: string | null = null;
-installShutdownHandlers({ processName: "worker", describeInFlight: () => ({ job: running }) });
+// The jobs in hand (kind and install; one of each at most), for the error line if stopping takes longer than the bound.
+const inFlight = new Set<string>();
+installShutdownHandlers({
+  processName: "worker",
+  describeInFlight: () => {
+    const jobs = [...inFlight].map((entry) => entry.split(" "));
+    return { job: [...new Set(jobs.map(([kind]) => kind))].join(",") || null, installs: jobs.map(([, install]) => install) };
+  },
+});
 const stop = shutdownSignal();
 
-const jobs = [
-  ["keep-alive", runKeepAlive],
-  ["reconcile sweep", runReconcileSweep],
-] as const;
-
-logger.info({ intervalSeconds: intervalMs / 1000 }, "worker started");
-while (!stop.aborted) {
-  for (const [name, job] of jobs) {
-    if (stop.aborted) break; // no new job once stopping
-    running = name;
-    try {
-      await job({ signal: stop });
-    } catch (error) {
-      logger.error({ err: error, job: name }, "job failed; trying again next round");
-    }
-    running = null;
-  }
-  // Waits for the next round, or until SIGTERM, whichever comes first.
-  await sleep(intervalMs, undefined, { signal: stop }).catch(() => undefined);
+const { JOB_CONCURRENCY, SHUTDOWN_TIMEOUT_SECONDS } = env();
+try {
+  await startWorkers({
+    concurrency: JOB_CONCURRENCY,
+    onJobStart: (kind, installRowId) => inFlight.add(`${kind} ${installRowId}`),
+    onJobEnd: (kind, installRowId) => inFlight.delete(`${kind} ${installRowId}`),
+  });
+  await requestScheduledRuns();
+} catch (error) {
+  logger.error({ err: error }, "the worker could not start");
+  process.exit(1);
 }
+logger.info({ concurrency: JOB_CONCURRENCY }, "worker started");
+
+if (!stop.aborted) await once(stop, "abort");
+// No new job from here; the jobs in hand finish. pg-boss is given longer than the bound, so that the
+// bound in lib/shutdown.ts, with its error line naming the jobs, is what ends a hung one.
+await stopJobEngine(SHUTDOWN_TIMEOUT_SECONDS * 1000 + 5_000);
 logger.info("worker stopped");
 process.exit(0);

@@ -5,7 +5,8 @@
 //   4. the signed delivered_at, within a tolerance window;
 //   5. the delivery recorded under a unique key, in the same transaction as its effects, so a
 //      duplicate or a replay has no second effect;
-//   6. the handler for its event type (one file per event in ./handlers).
+//   6. the handler for its event type (one file per event in ./handlers), whose follow-up work, if
+//      any, is enqueued as a job in that same transaction (durable: see HandlerResult).
 // Each outcome is a status code and a small JSON body with no secret in it.
 //
 // Step 5 and 6 take one round trip to the database in the common case: a handler may have a
@@ -19,6 +20,7 @@ import { db, type Tx } from "@/lib/db/client";
 import { ConnectionDeadlineError, ingestDb, withConnectionBefore } from "@/lib/db/ingest-pool";
 import { Prisma } from "@/lib/db/generated/client";
 import { env } from "@/lib/env";
+import { enqueueFollowUp, type FollowUp } from "@/lib/jobs/engine";
 import { logger } from "@/lib/log";
 import { InstallIdSchema, WebhookEnvelopeSchema, type WebhookEnvelope } from "./envelope";
 import { WebhookPayloadError } from "./errors";
@@ -30,12 +32,15 @@ import { verifyWebhookSignature } from "./signature";
 export type WebhookResult = {
   status: number;
   body: { status: string; detail?: string };
-  /** Slow work to do after the response is sent (contract §6: answer within 10 seconds). */
-  followUp?: () => Promise<unknown>;
 };
 
-/** What a handler did, and optionally what should happen after the response. */
-export type HandlerResult = { detail: string; followUp?: () => Promise<unknown> };
+/**
+ * What a handler did, and optionally the slower work that should follow (contract §6: answer within
+ * 10 seconds). The follow-up is a job (lib/jobs/engine.ts), enqueued in the transaction that records
+ * the delivery: it commits with the delivery or not at all, and a worker runs it even if this process
+ * dies right after answering (a delivery is never sent again, so work kept in memory would be lost).
+ */
+export type HandlerResult = { detail: string; followUp?: FollowUp };
 type Handler = (tx: Tx, envelope: WebhookEnvelope) => Promise<HandlerResult>;
 
 const HANDLERS: Record<string, Handler> = {
@@ -168,10 +173,11 @@ export async function receiveWebhook(
       if (!handler) return { outcome: "ignored" };
       const handled = await handler(tx, envelope);
       await tx.webhookDelivery.update({ where: { dedupeKey }, data: { detail: handled.detail } });
-      return { outcome: "processed", followUp: handled.followUp };
+      if (handled.followUp) await enqueueFollowUp(tx, handled.followUp);
+      return { outcome: "processed" };
     }, { ...TRANSACTION_LIMITS, maxWait });
     logger.info({ type: envelope.type, outcome: outcome.outcome }, "webhook received");
-    return { ...result(200, outcome.outcome), followUp: "followUp" in outcome ? outcome.followUp : undefined };
+    return result(200, outcome.outcome);
   } catch (error) {
     // Prisma stopped waiting for a connection at maxWait (the deadline): nothing ran.
     if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2028" && error.message.includes("Unable to start a transaction")) {

@@ -4,6 +4,7 @@
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import { applyMigrations } from "../../lib/db/migrate";
+import { migrateJobSchema } from "../../lib/jobs/schema";
 import { prepareStandalone } from "../standalone.mjs";
 import { startEmbeddedDatabase } from "./embedded-db";
 import { runToCompletion, startProcess, stopProcess, waitForHttp, type Managed } from "./processes";
@@ -20,8 +21,8 @@ export type StackOptions = {
   fresh: boolean;
   /** `next dev` for development, or a production build served by its standalone server (tests, bench). */
   appMode: "dev" | "start";
-  /** Also start the job worker (scripts/worker.ts), every `workerIntervalSeconds`. */
-  worker?: { intervalSeconds: number };
+  /** Also start the job worker (scripts/worker.ts): the schedules and their jobs (lib/jobs/engine.ts). */
+  worker?: boolean;
   quiet?: boolean;
 };
 
@@ -75,8 +76,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       log(`[stack] embedded PostgreSQL on port ${options.databasePort} (${Math.round(performance.now() - started)} ms)`);
     }
 
-    // 2. Migrations.
+    // 2. Migrations: the app's tables, then the job engine's schema and queues (as `npm run db:migrate`).
     const { applied } = await applyMigrations({ connectionString: databaseUrl });
+    await migrateJobSchema(databaseUrl);
     log(`[stack] database migrated${applied.length ? ` (applied ${applied.join(", ")})` : " (up to date)"}`);
 
     const sandboxDataDir = path.join(options.dataDir, "sandbox");
@@ -126,9 +128,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     stoppers.push(() => stopProcess(app));
     await waitForHttp(`${env.APP_URL}/`, 120_000, app);
 
-    // 5. The job worker (keep-alive), when asked for.
+    // 5. The job worker, when asked for.
     if (options.worker) {
-      const worker = startProcess("worker", bin("tsx"), ["--conditions=react-server", "scripts/worker.ts", String(options.worker.intervalSeconds)], {
+      const worker = startProcess("worker", bin("tsx"), ["--conditions=react-server", "scripts/worker.ts"], {
         env,
         quiet: options.quiet,
         logFile: path.join(logDir, "worker.log"),

@@ -8,7 +8,14 @@
 //   crash-after-answer <id>   one call; dies (SIGKILL) right after the token endpoint answered, before the commit
 //   crash-before-send <id>    one call; dies right after the refresh marker was committed, before sending
 //   pause-after-answer <id>   one call; prints PAUSED when the token endpoint answered, waits for a line on stdin
-//   keep-alive                one keep-alive run; prints its summary
+//   keep-alive [maxJobs]      one keep-alive run by hand (lib/jobs/engine.ts runJobNow: the fan-out, then
+//                             the queued refreshes, as a cron route does it); prints its summary
+//   reconcile-sweep [maxJobs] one reconcile sweep run by hand, the same way; prints its summary
+//   fan-out <kind>            the fan-out alone (keep-alive or reconcile): enqueues, works nothing; prints it
+//   work <kind> [maxJobs]     works the kind's queued per-install jobs, without a fan-out; prints the summary
+//   receive-and-die <body> <signature>
+//                             receives one webhook delivery (body base64url) as the route does, prints the
+//                             answer, and dies (SIGKILL) at once: nothing kept in memory survives it
 //   dashboard-read <id>       what the dashboard reads for the install (charge points), cold: no warm-up,
 //                             so this process discovers the identity provider on its first token request
 //   reconcile <id>            one reconcile of the install; prints its outcome
@@ -35,7 +42,7 @@ import { InstallFailedError, completeInstall } from "../../lib/installs/connect"
 import { fetchInstallChargePoints, fetchInstallSummary } from "../../lib/installs/dashboard";
 import { probeReauthorization } from "../../lib/installs/reauth";
 import { reconcileInstall } from "../../lib/installs/reconcile";
-import { runKeepAlive } from "../../lib/jobs/keep-alive";
+import { fanOut, runJobNow, stopJobEngine, workQueuedJobs, type JobKind } from "../../lib/jobs/engine";
 import { withAccessToken } from "../../lib/oauth/access";
 import { ensureOAuthConfiguration } from "../../lib/oauth/token-endpoint";
 import { reencryptAllGrants } from "../../lib/oauth/token-vault";
@@ -137,7 +144,27 @@ switch (command) {
     break;
   }
   case "keep-alive":
-    console.log(JSON.stringify(await runKeepAlive()));
+  case "reconcile-sweep": {
+    // Here the second argument is the batch limit, not an install.
+    const kind: JobKind = command === "keep-alive" ? "keep-alive" : "reconcile";
+    console.log(JSON.stringify(await runJobNow(kind, { maxJobs: Number(installRowId || 1000), timeLimitMs: 60_000, concurrency: 10 })));
+    await stopJobEngine(1_000);
+    break;
+  }
+  case "work":
+    console.log(JSON.stringify(await workQueuedJobs(installRowId as JobKind, { maxJobs: Number(process.argv[4] ?? 1000), timeLimitMs: 60_000, concurrency: 10 })));
+    await stopJobEngine(1_000);
+    break;
+  case "receive-and-die": {
+    const { receiveWebhook } = await import("../../lib/webhooks/receive");
+    const answer = await receiveWebhook(Buffer.from(installRowId, "base64url"), countArg);
+    console.log(JSON.stringify(answer.body));
+    process.kill(process.pid, "SIGKILL");
+    break;
+  }
+  case "fan-out":
+    console.log(JSON.stringify(await fanOut(installRowId as JobKind)));
+    await stopJobEngine(1_000);
     break;
   case "dashboard-read": {
     const install = await fetchInstallSummary(installRowId);

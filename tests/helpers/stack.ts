@@ -41,6 +41,8 @@ export async function resetWorld(): Promise<void> {
   await sql(
     "TRUNCATE installs, token_grants, install_events, webhook_deliveries, oauth_client_health, authorization_code_claims, sessions, pending_sign_ins, rate_limits, api_budgets CASCADE",
   );
+  // The job engine's jobs (its queues and schedules stay: `npm run db:migrate` made them).
+  await sql("TRUNCATE pgboss.job");
   await control("POST", "/reset");
 }
 

@@ -81,8 +81,8 @@ describe("one install flagged, another not", () => {
     // Make every active install due for the sweep. The flagged one was just flagged, which counts as a
     // look at the API: the sweep's sparse re-authorization probe is not due for it (6 hours).
     await sql("UPDATE installs SET last_reconciled_at = NULL WHERE status = 'ACTIVE'");
-    const swept = (await sweep()) as { ran: boolean; result: { checked: number; live: number } };
-    expect(swept).toMatchObject({ ran: true, result: { checked: 1, live: 1 } });
+    const swept = await sweep();
+    expect(swept).toMatchObject({ due: 1, worked: 1, outcomes: { live: 1 } });
     expect((await dashboard(other.sessionCookie)).html).toContain('data-testid="charge-points"');
     expect((await apiCalls(flagged.installId)).length).toBe(callsWhenFlagged);
     expect((await apiCalls(other.installId)).length).toBeGreaterThan(0);
@@ -92,8 +92,8 @@ describe("one install flagged, another not", () => {
     // so its chain survives a long wait for the operator.
     const [flaggedRow] = await sql<{ id: string }>("SELECT id FROM installs WHERE install_id = $1", [flagged.installId]);
     await sql("UPDATE token_grants SET refresh_token_expires_at = now() + interval '1 day' WHERE install_row_id = $1", [flaggedRow!.id]);
-    const keepAlive = resultOf<{ ran: boolean; result: { refreshed: number } }>(await runAppWorker(["keep-alive"]));
-    expect(keepAlive).toMatchObject({ ran: true, result: { refreshed: 1 } });
+    const keepAlive = resultOf<{ outcomes: Record<string, number> }>(await runAppWorker(["keep-alive"]));
+    expect(keepAlive).toMatchObject({ due: 1, worked: 1, outcomes: { refreshed: 1 } });
     expect((await tokenCalls(flagged.installId)).refresh_token).toBe(1);
     expect((await apiCalls(flagged.installId)).length).toBe(callsWhenFlagged);
     expect(await status(flagged.installId)).toBe("NEEDS_REAUTH");
@@ -160,13 +160,14 @@ describe("a re-consent the app did not start", () => {
     await approveAtReauthUrl(install.installId);
     const before = await probes(install.installId);
 
-    const first = (await sweep()) as { result: { reauthProbes: Record<string, number> } };
-    expect(first.result.reauthProbes).toMatchObject({ cleared: 0 });
+    // Not due for its probe: the sweep's fan-out does not even enqueue it (lib/jobs/install-check.ts).
+    const first = await sweep();
+    expect(first).toMatchObject({ due: 0, worked: 0 });
     expect(await probes(install.installId)).toBe(before);
 
     await lastLookedMinutesAgo(install.installId, 6 * 60 + 1);
-    const second = (await sweep()) as { result: { reauthProbes: Record<string, number> } };
-    expect(second.result.reauthProbes).toMatchObject({ cleared: 1 });
+    const second = await sweep();
+    expect(second).toMatchObject({ due: 1, worked: 1, outcomes: { reauth_cleared: 1 } });
     expect(await probes(install.installId)).toBe(before + 1);
     expect(await status(install.installId)).toBe("ACTIVE");
   });

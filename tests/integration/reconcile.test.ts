@@ -23,7 +23,7 @@ describe("cron routes", () => {
     expect((await cron("keep-alive", `Basic ${process.env.CRON_SECRET}`)).status).toBe(401);
     const ok = await cron("keep-alive", `Bearer ${process.env.CRON_SECRET}`);
     expect(ok.status).toBe(200);
-    expect(await ok.json()).toMatchObject({ ran: true, result: { due: 0 } });
+    expect(await ok.json()).toMatchObject({ job: "keep-alive", due: 0, enqueued: 0, worked: 0, more: false });
   });
 });
 
@@ -37,7 +37,8 @@ describe("a dropped install.revoked", () => {
 
     await sql("UPDATE installs SET last_reconciled_at = NULL");
     const sweep = await cron("reconcile", `Bearer ${process.env.CRON_SECRET}`);
-    expect(await sweep.json()).toMatchObject({ ran: true, result: { checked: 2, live: 1, unusable: 1 } });
+    // One job per install, each worked in this call (lib/jobs/engine.ts runJobNow).
+    expect(await sweep.json()).toMatchObject({ job: "reconcile", due: 2, enqueued: 2, worked: 2, outcomes: { live: 1, unusable: 1 } });
     // A 401 and a failed refresh: the app cannot tell an uninstall from a revoked chain
     // (docs/spec-gaps.md A19) and stops using the install either way.
     expect(await status(install.installId)).toBe("REINSTALL_NEEDED");

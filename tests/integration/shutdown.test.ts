@@ -72,7 +72,7 @@ async function startServer(overrides: Record<string, string> = {}): Promise<Star
 function startWorker(overrides: Record<string, string> = {}): Started {
   const tsx = path.resolve("node_modules/tsx/dist/esm/index.mjs");
   return track(
-    spawn(process.execPath, ["--conditions=react-server", "--import", tsx, "scripts/worker.ts", "3600"], {
+    spawn(process.execPath, ["--conditions=react-server", "--import", tsx, "scripts/worker.ts"], {
       env: { ...process.env, LOG_LEVEL: "info", ...overrides },
       stdio: ["ignore", "pipe", "pipe"],
     }),
@@ -228,11 +228,18 @@ async function installsDueForKeepAlive(count: number) {
   return installs;
 }
 
+/** The worker's jobs of one queue, by state (pg-boss's table, lib/jobs/queues.ts). */
+async function jobStates(queue: string) {
+  const rows = await sql<{ state: string; count: number }>("SELECT state::text, count(*)::int FROM pgboss.job WHERE name = $1 GROUP BY state ORDER BY state", [queue]);
+  return Object.fromEntries(rows.map((row) => [row.state, row.count]));
+}
+
 describe("the worker on SIGTERM", () => {
-  it("idle between rounds: announces the bound and exits 0 at once", async () => {
+  it("idle between jobs: announces the bound and exits 0 at once", async () => {
     const worker = startWorker();
-    // Both jobs ran (nothing to do) and the worker is waiting for its next round, an hour away.
-    await worker.waitFor(/"msg":"reconcile sweep finished"/);
+    // Both fan-outs ran at start (nothing due) and the worker is waiting for the next schedule.
+    await worker.waitFor(/"msg":"keep-alive fan-out enqueued the due installs"/);
+    await worker.waitFor(/"msg":"reconcile fan-out enqueued the due installs"/);
     worker.child.kill("SIGTERM");
     expect(Number((await worker.waitFor(STOPPING_LINE))[1])).toBe(25);
     expect(await worker.exited).toMatchObject({ code: 0, signal: null });
@@ -243,7 +250,8 @@ describe("the worker on SIGTERM", () => {
     const installs = await installsDueForKeepAlive(3);
     // The identity provider holds each refresh for 3 s, so the signal lands while one is under way.
     await control("POST", "/faults", { tokenEndpoint: { mode: "delay", count: 3, delayMs: 3_000 } });
-    const worker = startWorker();
+    // One job at a time (the default runs ten at once), so that one refresh is under way and two wait.
+    const worker = startWorker({ JOB_CONCURRENCY: "1" });
     const stats = await tokenStatsWhen((s) => s.refreshes_in_flight > 0 || s.refreshes_issued > 0, "a refresh");
     expect(stats).toMatchObject({ refreshes_in_flight: 1, refreshes_issued: 0 });
     worker.child.kill("SIGTERM");
@@ -260,9 +268,8 @@ describe("the worker on SIGTERM", () => {
       { version: 1, refresh_started_at: null },
       { version: 1, refresh_started_at: null },
     ]);
-    // And no further job started: the reconcile sweep never ran.
-    expect(worker.output()).toMatch(/"stoppedEarly":true.*"msg":"keep-alive run finished"/);
-    expect(worker.output()).not.toMatch(/"msg":"reconcile sweep finished"/);
+    // And no further job started: the other two installs' jobs wait in the queue for the next worker.
+    expect(await jobStates("keep-alive.install")).toEqual({ created: 2, completed: 1 });
   });
 
   it("a refresh that hangs past SHUTDOWN_TIMEOUT_SECONDS: exits 1, naming the job, and the refresh stays marked for settling", async () => {
@@ -278,7 +285,7 @@ describe("the worker on SIGTERM", () => {
     expect(exit).toMatchObject({ code: 1, signal: null });
     expect(exit.atMs - signalledAt).toBeGreaterThanOrEqual(1_000);
     expect(exit.atMs - signalledAt).toBeLessThan(1_000 + 3_000);
-    expect(worker.output()).toMatch(/"level":50,.*"job":"keep-alive".*SHUTDOWN_TIMEOUT_SECONDS \(1 s\)/);
+    expect(worker.output()).toMatch(/"level":50,.*"job":"[^"]*keep-alive[^"]*".*SHUTDOWN_TIMEOUT_SECONDS \(1 s\)/);
 
     // The identity provider completes the rotation anyway (and this test waits for it, so that it
     // cannot land in the next test): the outcome is unknown to the app, exactly as after a crash. The

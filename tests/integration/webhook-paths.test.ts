@@ -1,6 +1,6 @@
 // The webhook ingest's two paths (lib/webhooks/receive.ts): the one-statement path for the common
-// case and the full transaction. The same scenarios run through both and must leave the same rows
-// and give the same answers; the common case must take one statement; and a delivery that cannot
+// case and the full transaction. The same scenarios run through both and must leave the same rows,
+// the same follow-up jobs (lib/jobs/engine.ts) and give the same answers; the common case must take one statement; and a delivery that cannot
 // get a connection before its deadline is refused with nothing recorded, then or later.
 //
 // These call receiveWebhook in this process (against the stack's database), so that the full path
@@ -45,6 +45,11 @@ async function state() {
     deliveries: await sql(
       `SELECT dedupe_key, event_type, install_id, delivered_at, outcome, detail, payload FROM webhook_deliveries ORDER BY dedupe_key`,
     ),
+    // Follow-ups, enqueued in the delivery's transaction; named by the install's operator (row ids differ by construction).
+    followUps: await sql(
+      `SELECT j.name, j.state::text, j.priority, j.data->>'cause' AS cause, i.operator_id, i.install_id, j.singleton_key = i.id::text AS keyed_by_install
+       FROM pgboss.job j LEFT JOIN installs i ON i.id::text = j.data->>'installRowId' ORDER BY i.operator_id, j.name`,
+    ),
   };
 }
 
@@ -67,6 +72,10 @@ const SCENARIOS: Record<string, Step[]> = {
   "a late install.created for an older install": [created(9002), created(9001)],
   "install.created after the redirect_uri stored the install": [{ setup: () => liveInstallFromCallback(1002) }, created(9001)],
   "install.created naming another operator's install_id": [created(9001, 1002), created(9001, 1003)],
+  "install.revoked for an install_id never seen, while the operator's live install has none": [
+    { setup: () => liveInstallFromCallback(1002) },
+    revoked(9001),
+  ],
   "an unknown event type, twice": [
     { id: "whd_renamed", type: "install.renamed", data: { install_id: 9001 } },
     { id: "whd_renamed", type: "install.renamed", data: { install_id: 9001 } },
@@ -110,6 +119,35 @@ describe("the one-statement path and the full transaction", () => {
       expect(fast.deliveries.length).toBeGreaterThan(0);
     });
   }
+
+  it("a delivery whose handler asks for a follow-up leaves it as a job, keyed by the install, in the same transaction", async () => {
+    await liveInstallFromCallback(1002);
+    const first = body(created(9001));
+    await receiveWebhook(enc(first), sign(first));
+    expect((await state()).followUps).toEqual([
+      { name: "install-check", state: "created", priority: 1, cause: "webhook", operator_id: "1002", install_id: 9001, keyed_by_install: true },
+    ]);
+    // A copy of the delivery adds nothing (deduped with the delivery), nor does another delivery for
+    // the same install while its check waits (one waiting job per install).
+    await receiveWebhook(enc(first), sign(first));
+    const second = body(created(9001));
+    await receiveWebhook(enc(second), sign(second));
+    expect((await state()).followUps).toHaveLength(1);
+  });
+
+  it("a follow-up that cannot be enqueued rolls the delivery back: nothing is recorded, the answer is an error", async () => {
+    await liveInstallFromCallback(1002);
+    // The follow-up's queue is gone (a broken deployment): the insert fails inside the transaction.
+    await sql("ALTER TABLE pgboss.job_common ADD CONSTRAINT p12_test_refuse CHECK (name <> 'install-check') NOT VALID");
+    try {
+      const delivery = body(created(9001));
+      await expect(receiveWebhook(enc(delivery), sign(delivery))).rejects.toThrow();
+      expect(await sql("SELECT 1 FROM webhook_deliveries")).toEqual([]);
+      expect(await sql("SELECT install_id FROM installs")).toEqual([{ install_id: null }]);
+    } finally {
+      await sql("ALTER TABLE pgboss.job_common DROP CONSTRAINT p12_test_refuse");
+    }
+  });
 
   it("the common case takes one statement", async () => {
     const client = new pg.Client({ connectionString: stack.databaseUrl });

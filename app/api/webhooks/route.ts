@@ -1,6 +1,6 @@
 // POST /api/webhooks: install lifecycle webhooks (contract §6). The raw bytes are verified before
 // anything parses them; lib/webhooks/receive.ts does the work. Other methods get 405 from Next.js.
-import { after, NextResponse } from "next/server";
+import { NextResponse } from "next/server";
 import { ConnectionDeadlineError } from "@/lib/db/ingest-pool";
 import { env } from "@/lib/env";
 import { BodyTimeoutError, BodyTooLargeError, readBodyWithLimit } from "@/lib/http/read-body";
@@ -28,9 +28,8 @@ export async function POST(request: Request): Promise<NextResponse> {
     return NextResponse.json({ status: "unreadable_body" }, { status: 400 });
   }
   try {
-    const { status, body, followUp } = await receiveWebhook(rawBody, request.headers.get(WEBHOOK_SIGNATURE_HEADER), new Date(), { arrivedAt });
-    // Recorded durably already; slower follow-up work runs after the response (contract §6: 10 s).
-    if (followUp) after(() => followUp().catch((error: unknown) => logger.warn({ err: error }, "webhook follow-up failed")));
+    // Recorded durably, with any follow-up work enqueued as a job in the same transaction (contract §6: 10 s).
+    const { status, body } = await receiveWebhook(rawBody, request.headers.get(WEBHOOK_SIGNATURE_HEADER), new Date(), { arrivedAt });
     return NextResponse.json(body, { status });
   } catch (error) {
     if (error instanceof ConnectionDeadlineError) {

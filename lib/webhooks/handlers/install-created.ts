@@ -11,7 +11,6 @@
 import "server-only";
 import type { Tx } from "@/lib/db/client";
 import { env } from "@/lib/env";
-import { reconcileInstall } from "@/lib/installs/reconcile";
 import { LIVE, installLockKey, recordInstall } from "@/lib/installs/register";
 import { InstallCreatedDataSchema, type WebhookEnvelope } from "../envelope";
 import { WebhookPayloadError } from "../errors";
@@ -27,9 +26,10 @@ export async function handleInstallCreated(tx: Tx, envelope: WebhookEnvelope): P
   );
   return {
     detail: created ? installRecordedDetail(data.data.install_id) : `install ${data.data.install_id} already known`,
-    // If the redirect_uri came first, the install already has tokens: confirm it with the API,
-    // after the response (reconcileInstall skips an install without a usable token).
-    followUp: created ? undefined : () => reconcileInstall(id),
+    // If the redirect_uri came first, the install already has tokens: confirm it with the API, as a
+    // job (lib/jobs/install-check.ts). A first-seen install has no token yet: nothing to confirm, which
+    // is why the one-statement path below, which handles only that state, enqueues nothing either.
+    followUp: created ? undefined : { kind: "install-check", installRowId: id },
   };
 }
 

@@ -9,7 +9,6 @@
 import "server-only";
 import type { Tx } from "@/lib/db/client";
 import { env } from "@/lib/env";
-import { reconcileInstall } from "@/lib/installs/reconcile";
 import { recordRevokedInstall } from "@/lib/installs/register";
 import { transitionInstall } from "@/lib/installs/state";
 import { InstallCreatedDataSchema, type WebhookEnvelope } from "../envelope";
@@ -31,8 +30,8 @@ export async function handleInstallRevoked(tx: Tx, envelope: WebhookEnvelope): P
     const live = await tx.install.findFirst({ where: { clientId, operatorId, status: "ACTIVE", installId: null }, select: { id: true } });
     return {
       detail: `install ${installId} recorded as revoked`,
-      // The operator's live install may be this one (its install_id unknown): ask the API.
-      followUp: live ? () => reconcileInstall(live.id) : undefined,
+      // The operator's live install may be this one (its install_id unknown): ask the API (a job).
+      followUp: live ? { kind: "install-check", installRowId: live.id } : undefined,
     };
   }
   // A revocation at the service is final, so however late it arrives, it is newer than anything

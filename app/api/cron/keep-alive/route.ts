@@ -1,8 +1,7 @@
-// GET|POST /api/cron/keep-alive: the keep-alive job, for platform schedulers (lib/jobs/keep-alive.ts).
+// GET|POST /api/cron/keep-alive: one keep-alive run for platform schedulers (lib/jobs/cron-route.ts).
 import { cronRoute } from "@/lib/jobs/cron-route";
-import { runKeepAlive } from "@/lib/jobs/keep-alive";
 
 export const dynamic = "force-dynamic";
 
-const handle = cronRoute("keep-alive", () => runKeepAlive());
+const handle = cronRoute("keep-alive");
 export { handle as GET, handle as POST };

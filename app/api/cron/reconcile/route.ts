@@ -1,8 +1,7 @@
-// GET|POST /api/cron/reconcile: the reconcile sweep, for platform schedulers (lib/jobs/reconcile-sweep.ts).
+// GET|POST /api/cron/reconcile: one run of the reconcile sweep for platform schedulers (lib/jobs/cron-route.ts).
 import { cronRoute } from "@/lib/jobs/cron-route";
-import { runReconcileSweep } from "@/lib/jobs/reconcile-sweep";
 
 export const dynamic = "force-dynamic";
 
-const handle = cronRoute("reconcile sweep", () => runReconcileSweep());
+const handle = cronRoute("reconcile");
 export { handle as GET, handle as POST };

@@ -1,0 +1,290 @@
+// The job engine: pg-boss, one instance per process, and the one file that connects the job
+// functions (plain functions in this folder) to it.
+//
+//   - the worker (scripts/worker.ts) starts it as "worker": it runs the schedules (pg-boss cron, one
+//     sender however many workers run), the fan-outs and the per-install jobs (startWorkers);
+//   - the app starts it as "app" when a webhook follow-up is enqueued or a cron route is called: no
+//     schedules, no maintenance, a small pool;
+//   - a cron route on a serverless host does one run by hand (runJobNow): the fan-out, then a bounded
+//     batch of the queued per-install jobs within a time limit.
+//
+// Queues, policies, retries and cadences are declared in lib/jobs/queues.ts; `npm run db:migrate`
+// creates them (lib/jobs/schema.ts). Every process starts pg-boss with `migrate: false`.
+import "server-only";
+import { hostname } from "node:os";
+import { PgBoss, fromPrisma, type Job, type JobResult, type SendOptions } from "pg-boss";
+import type { Tx } from "@/lib/db/client";
+import { env } from "@/lib/env";
+import { logger } from "@/lib/log";
+import { checkInstall, findInstallsDueForCheck } from "./install-check";
+import { findGrantsDueForKeepAlive, keepInstallAlive } from "./keep-alive";
+import { JOB_SCHEMA, QUEUES } from "./queues";
+
+export type JobKind = "keep-alive" | "reconcile";
+
+/** What a per-install job carries: the install's row id (the singleton key too), and who asked. */
+export type InstallJobData = { installRowId: string; cause: "keep-alive" | "sweep" | "webhook" };
+
+type KindDefinition = {
+  /** The scheduled queue whose job is the fan-out. */
+  fanOutQueue: string;
+  /** The per-install queue the fan-out fills. */
+  installQueue: string;
+  cause: InstallJobData["cause"];
+  findDue: (now: Date) => Promise<string[]>;
+  /** One install's work: returns its outcome, or throws to have the job retried. */
+  work: (installRowId: string) => Promise<string>;
+};
+
+export const JOB_KINDS: Record<JobKind, KindDefinition> = {
+  "keep-alive": {
+    fanOutQueue: QUEUES.keepAlive,
+    installQueue: QUEUES.keepAliveInstall,
+    cause: "keep-alive",
+    findDue: findGrantsDueForKeepAlive,
+    work: (installRowId) => keepInstallAlive(installRowId),
+  },
+  reconcile: {
+    fanOutQueue: QUEUES.reconcile,
+    installQueue: QUEUES.installCheck,
+    cause: "sweep",
+    findDue: findInstallsDueForCheck,
+    work: checkInstall,
+  },
+};
+
+/** Per-install jobs inserted per statement by a fan-out: 10,000 installs take ten statements. */
+const FAN_OUT_CHUNK = 1_000;
+
+// ----- one engine per process ------------------------------------------------------------------
+
+type Role = "app" | "worker";
+type EngineState = { role: Role; started: Promise<PgBoss> };
+
+// On globalThis: Next.js bundles each route separately, and `next dev` reloads modules.
+const ENGINE_KEY = Symbol.for("partner-app.job-engine");
+const globalWithEngine = globalThis as typeof globalThis & { [ENGINE_KEY]?: EngineState };
+
+/** The process's pg-boss, started on first use. `role` counts on the first call only. */
+export function jobEngine(role: Role = "app"): Promise<PgBoss> {
+  const current = globalWithEngine[ENGINE_KEY];
+  if (current) return current.started;
+  const started = startEngine(role).catch((error: unknown) => {
+    // Not cached: the next call tries again (the schema may be migrated meanwhile).
+    delete globalWithEngine[ENGINE_KEY];
+    throw error;
+  });
+  globalWithEngine[ENGINE_KEY] = { role, started };
+  return started;
+}
+
+async function startEngine(role: Role): Promise<PgBoss> {
+  const config = env();
+  const worker = role === "worker";
+  const boss = new PgBoss({
+    connectionString: config.DATABASE_URL,
+    schema: JOB_SCHEMA,
+    // The worker's per-install jobs hold no pg-boss connection while they run (fetch, then settle);
+    // a few connections serve fetching, settling and maintenance. The app only enqueues.
+    max: worker ? 4 : 2,
+    // `npm run db:migrate` owns the schema (lib/jobs/schema.ts): refuse a schema that is missing or behind.
+    migrate: false,
+    supervise: worker,
+    schedule: worker,
+    registerInstance: worker,
+    ...(worker ? { instanceName: "worker" } : {}),
+  });
+  boss.on("error", (error) => logger.error({ err: error }, "job engine error"));
+  boss.on("warning", (warning) => logger.warn({ warning: warning.data }, `job engine: ${warning.message}`));
+  try {
+    await boss.start();
+  } catch (error) {
+    await boss.stop({ graceful: false }).catch(() => undefined);
+    throw new Error(`the job engine could not start (has \`npm run db:migrate\` run?): ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return boss;
+}
+
+/** Stops the process's engine, if it was started: lets jobs in hand finish for up to `timeoutMs`. */
+export async function stopJobEngine(timeoutMs: number): Promise<void> {
+  const current = globalWithEngine[ENGINE_KEY];
+  if (!current) return;
+  const boss = await current.started.catch(() => undefined);
+  await boss?.stop({ graceful: true, timeout: timeoutMs });
+}
+
+// ----- enqueueing --------------------------------------------------------------------------------
+
+/** A per-install job as a webhook handler asks for it: recorded in the delivery's own transaction. */
+export type FollowUp = { kind: "install-check"; installRowId: string };
+
+/** pg-boss's view of a follow-up: keyed per install, ahead of the sweep's jobs (priority 1). */
+function followUpJob(followUp: FollowUp): { queue: string; data: InstallJobData; options: SendOptions } {
+  return {
+    queue: QUEUES.installCheck,
+    data: { installRowId: followUp.installRowId, cause: "webhook" },
+    options: { singletonKey: followUp.installRowId, priority: 1 },
+  };
+}
+
+/**
+ * Enqueues a follow-up inside the caller's Prisma transaction (pg-boss's `db` option): the job
+ * commits with the delivery that asked for it, or not at all. If the install already has a check
+ * waiting, nothing is added (stately): that check does the same work.
+ */
+export async function enqueueFollowUp(tx: Tx, followUp: FollowUp): Promise<void> {
+  const boss = await jobEngine();
+  const { queue, data, options } = followUpJob(followUp);
+  // fromPrisma wants the transaction client; Tx is that client minus the methods it does not use.
+  await boss.send(queue, data, { ...options, db: fromPrisma(tx as Parameters<typeof fromPrisma>[0]) });
+}
+
+/**
+ * The fan-out: the installs due now, one per-install job each. An install that already has a job
+ * waiting gets no second one (the queue is stately, keyed by install), so running it twice, or on
+ * two workers, enqueues each install once.
+ */
+export async function fanOut(kind: JobKind, now = new Date()): Promise<{ due: number; enqueued: number }> {
+  const boss = await jobEngine();
+  const { findDue, installQueue, cause } = JOB_KINDS[kind];
+  const due = await findDue(now);
+  let enqueued = 0;
+  for (let i = 0; i < due.length; i += FAN_OUT_CHUNK) {
+    const jobs = due.slice(i, i + FAN_OUT_CHUNK).map((installRowId) => ({ data: { installRowId, cause } satisfies InstallJobData, singletonKey: installRowId }));
+    enqueued += (await boss.insert(installQueue, jobs, { returnId: true }))?.length ?? 0;
+  }
+  logger.info({ job: kind, due: due.length, enqueued }, `${kind} fan-out enqueued the due installs`);
+  return { due: due.length, enqueued };
+}
+
+// ----- working ---------------------------------------------------------------------------------
+
+export type JobSettings = {
+  /** Per-install jobs worked at once per queue in this process. */
+  concurrency: number;
+  /** Told when a job starts and ends, for the shutdown's "what was running" line. */
+  onJobStart?: (kind: JobKind, installRowId: string) => void;
+  onJobEnd?: (kind: JobKind, installRowId: string) => void;
+};
+
+/** Runs one per-install job; never throws: the result says how pg-boss should settle it. */
+async function runInstallJob(kind: JobKind, job: Job<InstallJobData>, settings: Pick<JobSettings, "onJobStart" | "onJobEnd">): Promise<JobResult & { outcome: string }> {
+  const installRowId = job.data?.installRowId;
+  if (typeof installRowId !== "string") {
+    // Not retried: it would fail the same way. Straight to the dead letters, for staff.
+    return { id: job.id, status: "deadletter", output: { error: "job data has no installRowId" }, outcome: "invalid" };
+  }
+  settings.onJobStart?.(kind, installRowId);
+  try {
+    const outcome = await JOB_KINDS[kind].work(installRowId);
+    // Which process did it, for staff reading the job table (and the tests that two workers share the work).
+    return { id: job.id, status: "completed", output: { outcome, host: hostname(), pid: process.pid }, outcome };
+  } catch (error) {
+    logger.warn({ job: kind, installRowId, retry: job.retryCount, err: error }, `${kind} job did not succeed; it will be retried`);
+    return { id: job.id, status: "failed", output: { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) }, outcome: "retrying" };
+  } finally {
+    settings.onJobEnd?.(kind, installRowId);
+  }
+}
+
+/**
+ * The worker's side: every queue worked by this process. Per-install jobs are fetched in batches of
+ * `concurrency` (two batches in flight, so one slow job does not stall the queue) and fetched again at
+ * once while batches come back full; each job is settled on its own (completed, or failed and retried).
+ */
+export async function startWorkers(settings: JobSettings): Promise<void> {
+  const boss = await jobEngine("worker");
+  const lanes = settings.concurrency >= 2 ? 2 : 1;
+  const batchSize = Math.max(1, Math.ceil(settings.concurrency / lanes));
+  for (const kind of Object.keys(JOB_KINDS) as JobKind[]) {
+    const { fanOutQueue, installQueue } = JOB_KINDS[kind];
+    await boss.work(fanOutQueue, { pollingIntervalSeconds: 2 }, async () => fanOut(kind));
+    await boss.work<InstallJobData>(
+      installQueue,
+      { batchSize, localConcurrency: lanes, perJobResults: true, burstWhenBatchFull: true, pollingIntervalSeconds: 2 },
+      async (jobs) => (await Promise.all(jobs.map((job) => runInstallJob(kind, job, settings)))).map(({ id, status, output }) => ({ id, status, output })),
+    );
+  }
+}
+
+/**
+ * Asks for one run of each schedule now (a worker that starts does not wait up to an hour for the
+ * first keep-alive). Throttled to one per minute per job, so a fleet of workers starting together
+ * asks once.
+ */
+export async function requestScheduledRuns(): Promise<void> {
+  const boss = await jobEngine("worker");
+  for (const { fanOutQueue } of Object.values(JOB_KINDS)) {
+    await boss.send(fanOutQueue, null, { singletonKey: "on-start", singletonSeconds: 60 });
+  }
+}
+
+export type RunSummary = {
+  job: JobKind;
+  /** Installs the fan-out found due, and the jobs it added (an install already queued adds none). */
+  due: number;
+  enqueued: number;
+  /** Per-install jobs this run worked, by outcome ("retrying": failed, and retried later with backoff). */
+  worked: number;
+  outcomes: Record<string, number>;
+  /** The batch limit or the time limit ended the run with jobs possibly left: the next run goes on. */
+  more: boolean;
+  /** The process began stopping: the jobs not reached wait in the queue. */
+  stoppedEarly: boolean;
+};
+
+export type RunOptions = {
+  /** Per-install jobs to work at most in this run. */
+  maxJobs: number;
+  /** Stop fetching after this long (a serverless function's own limit is longer). */
+  timeLimitMs: number;
+  concurrency: number;
+  signal?: AbortSignal;
+  now?: Date;
+};
+
+/**
+ * One run by hand, for the cron routes (serverless hosts have no worker) and for tests: the fan-out,
+ * then up to `maxJobs` of the queue's per-install jobs, `concurrency` at a time, until the queue is
+ * empty, the time limit passes or the process stops. Jobs are fetched and settled the way a worker
+ * does it, so a job fetched here is never run by a worker at the same time, and one that fails is
+ * retried with the queue's backoff.
+ */
+export async function runJobNow(kind: JobKind, options: RunOptions): Promise<RunSummary> {
+  const { due, enqueued } = await fanOut(kind, options.now);
+  const summary: RunSummary = { job: kind, due, enqueued, ...(await workQueuedJobs(kind, options)) };
+  logger.info(summary, `${kind} run finished`);
+  return summary;
+}
+
+/** The second half of runJobNow: works the queued per-install jobs, without a fan-out. */
+export async function workQueuedJobs(kind: JobKind, options: RunOptions): Promise<Omit<RunSummary, "job" | "due" | "enqueued">> {
+  const boss = await jobEngine();
+  const { installQueue } = JOB_KINDS[kind];
+  const summary = { worked: 0, outcomes: {} as Record<string, number>, more: false, stoppedEarly: false };
+  const stopAt = Date.now() + options.timeLimitMs;
+  for (;;) {
+    if (options.signal?.aborted) {
+      summary.stoppedEarly = true;
+      break;
+    }
+    const room = options.maxJobs - summary.worked;
+    if (room <= 0 || Date.now() >= stopAt) {
+      summary.more = true;
+      break;
+    }
+    const jobs = await boss.fetch<InstallJobData>(installQueue, { batchSize: Math.min(room, options.concurrency) });
+    if (jobs.length === 0) break;
+    const results = await Promise.all(jobs.map((job) => runInstallJob(kind, job, {})));
+    for (const result of results) {
+      summary.worked += 1;
+      summary.outcomes[result.outcome] = (summary.outcomes[result.outcome] ?? 0) + 1;
+      // Settled with the attempt fetched (id and retryCount): a job that expired and was taken by
+      // someone else meanwhile is left alone.
+      const attempt = jobs.find((job) => job.id === result.id)!;
+      if (result.status === "completed") await boss.complete(installQueue, attempt, result.output);
+      else await boss.fail(installQueue, attempt, result.output);
+    }
+  }
+  return summary;
+}

@@ -1,0 +1,287 @@
+// The job engine (lib/jobs/): pg-boss queues keyed per install, fan-outs on indexed due queries,
+// retries with backoff into a dead-letter queue, workers in separate processes, the cron routes'
+// bounded runs, and webhook follow-ups that survive the process that recorded them.
+import { spawn, type ChildProcess } from "node:child_process";
+import { createHmac, randomUUID } from "node:crypto";
+import path from "node:path";
+import { PgBoss } from "pg-boss";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import { migrateJobSchema } from "../../lib/jobs/schema";
+import { resultOf, runAppWorker, startAppWorker } from "../helpers/app-process";
+import { migratedScratchDatabase } from "../helpers/database";
+import { armApiFault, closeSql, control, installViaPortal, resetWorld, sandboxEvents, sql, stack } from "../helpers/stack";
+
+beforeEach(resetWorld);
+afterAll(closeSql);
+
+const workers = new Set<ChildProcess>();
+afterEach(async () => {
+  for (const child of workers) {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill("SIGTERM");
+      await new Promise((resolve) => child.once("exit", resolve));
+    }
+  }
+  workers.clear();
+});
+
+/** `npm run worker`, as a separate process. */
+function startWorker(env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, ["--conditions=react-server", "--import", path.resolve("node_modules/tsx/dist/esm/index.mjs"), "scripts/worker.ts"], {
+    env: { ...process.env, LOG_LEVEL: "info", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  workers.add(child);
+  let output = "";
+  for (const stream of [child.stdout!, child.stderr!]) stream.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+  return { child, output: () => output };
+}
+
+async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 25_000): Promise<T> {
+  const stopAt = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > stopAt) throw new Error(`timed out waiting for ${what}; last value: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+type JobRow = { id: string; name: string; state: string; singleton_key: string; retry_count: number; start_after: Date; started_on: Date | null; completed_on: Date | null; output: Record<string, unknown> | null };
+const jobs = (queue: string) =>
+  sql<JobRow>("SELECT id, name, state::text, singleton_key, retry_count, start_after, started_on, completed_on, output FROM pgboss.job WHERE name = $1 ORDER BY created_on", [queue]);
+
+/** Many installs straight into the tables (no tokens that work): for the fan-out's queries, never worked here. */
+async function bulkInstalls(count: number) {
+  await sql(
+    `WITH rows AS (
+       INSERT INTO installs (id, install_id, client_id, operator_id, granted_scopes, status, last_reconciled_at, updated_at)
+       SELECT gen_random_uuid(), 500000 + n, $1, 'bulk-' || n, '{}', 'ACTIVE', now(), now() FROM generate_series(1, $2::int) n
+       RETURNING id)
+     INSERT INTO token_grants (id, install_row_id, access_token_encrypted, refresh_token_encrypted, access_token_expires_at, refresh_token_expires_at, scope, updated_at)
+     SELECT gen_random_uuid(), id, 'not-a-token', 'not-a-token', now() + interval '1 hour', now() + interval '29 days', '', now() FROM rows`,
+    [process.env.OAUTH_CLIENT_ID, count],
+  );
+}
+
+describe("the job schema", () => {
+  it("is made by `npm run db:migrate` (not by the app): until then /api/ready says pending and the worker refuses to start", async () => {
+    const database = await migratedScratchDatabase(); // the app's tables only
+    try {
+      const before = resultOf<{ ready: boolean; checks: { migrations: string } }>(await runAppWorker(["ready"], { DATABASE_URL: database.url }));
+      expect(before).toMatchObject({ ready: false, checks: { database: "ok", migrations: "pending" } });
+      const worker = startWorker({ DATABASE_URL: database.url });
+      expect(await new Promise((resolve) => worker.child.once("exit", resolve))).toBe(1);
+      expect(worker.output()).toMatch(/the job engine could not start \(has `npm run db:migrate` run\?\)/);
+
+      // What `npm run db:migrate` does after the Prisma migrations; twice is harmless.
+      await migrateJobSchema(database.url);
+      await migrateJobSchema(database.url);
+      const after = resultOf<{ ready: boolean; checks: { migrations: string } }>(await runAppWorker(["ready"], { DATABASE_URL: database.url }));
+      expect(after).toMatchObject({ ready: true, checks: { migrations: "ok" } });
+    } finally {
+      await database.drop();
+    }
+  });
+});
+
+describe("fan-out", () => {
+  it("keep-alive: one job per due install, found through the index, and none twice", async () => {
+    await bulkInstalls(10_000);
+    // 40 of them due (refresh tokens expiring within the 7-day horizon).
+    await sql("UPDATE token_grants SET refresh_token_expires_at = now() + interval '2 days' WHERE install_row_id IN (SELECT id FROM installs ORDER BY install_id LIMIT 40)");
+    await sql("ANALYZE installs, token_grants");
+
+    // The very query the fan-out runs (lib/jobs/keep-alive.ts), EXPLAINed: it reads the index, not the table.
+    const { keepAliveDueQuery } = await import("@/lib/jobs/keep-alive");
+    const query = keepAliveDueQuery(new Date());
+    const [plan] = await sql<{ "QUERY PLAN": unknown }>(`EXPLAIN (FORMAT JSON) ${query.text}`, query.values);
+    const planText = JSON.stringify(plan!["QUERY PLAN"]);
+    expect(planText).toContain("token_grants_refresh_token_expires_at_idx");
+    expect(planText).not.toMatch(/"Node Type":"Seq Scan","Parent Relationship":"[^"]*","Parallel Aware":false,"Async Capable":false,"Relation Name":"token_grants"/);
+
+    expect(resultOf(await runAppWorker(["fan-out", "keep-alive"]))).toEqual({ due: 40, enqueued: 40 });
+    // Again (a second worker, the next tick): the installs already queued get no second job.
+    expect(resultOf(await runAppWorker(["fan-out", "keep-alive"]))).toEqual({ due: 40, enqueued: 0 });
+    const queued = await jobs("keep-alive.install");
+    expect(queued).toHaveLength(40);
+    expect(new Set(queued.map((job) => job.singleton_key)).size).toBe(40);
+  });
+
+  it("reconcile sweep: one job per due install, found through the index", async () => {
+    await bulkInstalls(10_000);
+    await sql("UPDATE installs SET last_reconciled_at = now() - interval '1 hour' WHERE id IN (SELECT id FROM installs ORDER BY install_id LIMIT 25)");
+    await sql("UPDATE installs SET last_reconciled_at = NULL WHERE id IN (SELECT id FROM installs ORDER BY install_id DESC LIMIT 5)");
+    await sql("ANALYZE installs, token_grants");
+
+    const { installCheckDueQuery } = await import("@/lib/jobs/install-check");
+    const query = installCheckDueQuery(new Date());
+    const [plan] = await sql<{ "QUERY PLAN": unknown }>(`EXPLAIN (FORMAT JSON) ${query.text}`, query.values);
+    expect(JSON.stringify(plan!["QUERY PLAN"])).toContain("installs_status_last_reconciled_at_idx");
+
+    expect(resultOf(await runAppWorker(["fan-out", "reconcile"]))).toEqual({ due: 30, enqueued: 30 });
+    expect(await jobs("install-check")).toHaveLength(30);
+  });
+});
+
+describe("the cron routes (serverless hosts)", () => {
+  const cron = (query = "") =>
+    fetch(`${stack.appUrl}/api/cron/reconcile${query}`, { method: "POST", headers: { Authorization: `Bearer ${process.env.CRON_SECRET}` } });
+
+  it("work off a bounded batch per call, and the next call goes on from there", async () => {
+    for (let i = 0; i < 5; i++) await installViaPortal(1001 + i, { clientAddress: `198.51.100.${i + 1}` });
+    await sql("UPDATE installs SET last_reconciled_at = NULL");
+
+    const first = await cron("?maxJobs=2");
+    expect(first.status).toBe(200);
+    expect(await first.json()).toMatchObject({ job: "reconcile", due: 5, enqueued: 5, worked: 2, outcomes: { live: 2 }, more: true });
+    // The three left are still due, and already queued: nothing new is enqueued, two more are worked.
+    expect(await (await cron("?maxJobs=2")).json()).toMatchObject({ due: 3, enqueued: 0, worked: 2, more: true });
+    expect(await (await cron("?maxJobs=2")).json()).toMatchObject({ due: 1, enqueued: 0, worked: 1, more: false });
+    expect(await (await cron()).json()).toMatchObject({ due: 0, enqueued: 0, worked: 0, more: false });
+    expect((await jobs("install-check")).map((job) => job.state)).toEqual(Array(5).fill("completed"));
+  });
+
+  it("refuse a bad batch limit with 400, and strangers with 401", async () => {
+    for (const query of ["?maxJobs=0", "?maxJobs=1001", "?maxJobs=abc", "?maxJobs=1.5"]) {
+      const response = await cron(query);
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({ status: "invalid_query" });
+    }
+    const stranger = await fetch(`${stack.appUrl}/api/cron/reconcile?maxJobs=5`, { method: "POST" });
+    expect(stranger.status).toBe(401);
+    expect(await jobs("install-check")).toEqual([]);
+  });
+});
+
+describe("retries", () => {
+  it("a failing job is retried with growing delays, then lands in the dead-letter queue", async () => {
+    const install = await installViaPortal(1001);
+    await sql("UPDATE installs SET last_reconciled_at = NULL");
+    // The API fails every check of this install (503), for longer than the test.
+    await armApiFault({ path: "/consumers/me", mode: "error503", forMs: 120_000, installId: install.installId });
+    expect(resultOf(await runAppWorker(["fan-out", "reconcile"]))).toEqual({ due: 1, enqueued: 1 });
+
+    const delays: number[] = [];
+    for (let attempt = 1; attempt <= 6; attempt++) {
+      // Only the queue's own jobs, no fan-out: time moves on for the job alone (start_after, below).
+      // (The API client's own retries of a 503 are the budget's business, tested elsewhere: off here.)
+      const run = resultOf<{ worked: number; outcomes: Record<string, number> }>(await runAppWorker(["work", "reconcile"], { API_MAX_RETRIES: "0" }));
+      expect(run).toMatchObject({ worked: 1, outcomes: { retrying: 1 } });
+      const [job] = await jobs("install-check");
+      if (attempt <= 5) {
+        // (pg-boss counts retries when a job is taken again: the n-th failure leaves retry_count n - 1.)
+        expect(job).toMatchObject({ state: "retry", retry_count: attempt - 1 });
+        delays.push((job!.start_after.getTime() - Date.now()) / 1000);
+        // Fast-forward the backoff: the job is due now.
+        await sql("UPDATE pgboss.job SET start_after = now() WHERE id = $1", [job!.id]);
+      } else {
+        expect(job).toMatchObject({ state: "failed" });
+      }
+    }
+    // pg-boss's exponential backoff from 60 s, with jitter, capped at 30 minutes (lib/jobs/queues.ts):
+    // attempt n waits between 60 s × 2^n / 2 and 60 s × 2^n.
+    delays.forEach((delay, i) => {
+      const n = i + 1;
+      expect(delay).toBeGreaterThanOrEqual(Math.min(1800, (60 * 2 ** n) / 2) - 5);
+      expect(delay).toBeLessThanOrEqual(Math.min(1800, 60 * 2 ** n) + 5);
+    });
+    // Six attempts in all, then a copy in the dead-letter queue for staff, naming where it came from.
+    const dead = await sql<{ data: { installRowId: string }; state: string }>("SELECT data, state::text FROM pgboss.job WHERE name = 'install-check.dead-letter'");
+    expect(dead).toEqual([{ data: { installRowId: install.installRowId, cause: "sweep" }, state: "created" }]);
+    expect((await sandboxEvents("api")).filter((e) => e.detail.install_id === install.installId && String(e.detail.path).endsWith("/consumers/me")).length).toBeGreaterThanOrEqual(6);
+    // A dead letter stops nothing for good: the next sweep enqueues the install afresh.
+    expect(resultOf(await runAppWorker(["fan-out", "reconcile"]))).toEqual({ due: 1, enqueued: 1 });
+  }, 120_000);
+});
+
+describe("workers in separate processes", () => {
+  it("two workers share the work and never work the same install at once", async () => {
+    const installs = [];
+    for (let i = 0; i < 6; i++) installs.push(await installViaPortal(1001 + i, { clientAddress: `198.51.100.${i + 1}` }));
+    await sql("UPDATE installs SET last_reconciled_at = now()"); // the sweep has nothing due: only the jobs below run
+    // Each check takes 300 ms at the API, so that checks of one install would overlap if they could.
+    await armApiFault({ path: "/consumers/me", mode: "latency", latencyMs: 300, forMs: 60_000 });
+    const one = startWorker({ JOB_CONCURRENCY: "4" });
+    const two = startWorker({ JOB_CONCURRENCY: "4" });
+
+    // Follow-ups arrive for every install, again and again, while the workers run.
+    const boss = new PgBoss({ connectionString: stack.databaseUrl, schema: "pgboss", max: 2, supervise: false, schedule: false, migrate: false, registerInstance: false });
+    await boss.start();
+    try {
+      const stopAt = Date.now() + 6_000;
+      while (Date.now() < stopAt) {
+        for (const install of installs) {
+          await boss.send("install-check", { installRowId: install.installRowId, cause: "webhook" }, { singletonKey: install.installRowId });
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      await until("every check to finish", () => jobs("install-check"), (rows) => rows.every((job) => job.state === "completed"));
+    } finally {
+      await boss.stop({ graceful: false });
+    }
+
+    const done = await jobs("install-check");
+    // Several checks per install, one after another: never two at once for one install.
+    expect(done.length).toBeGreaterThanOrEqual(installs.length * 2);
+    for (const install of installs) {
+      const runs = done.filter((job) => job.singleton_key === install.installRowId).sort((a, b) => a.started_on!.getTime() - b.started_on!.getTime());
+      expect(runs.length).toBeGreaterThan(1);
+      for (let i = 1; i < runs.length; i++) expect(runs[i]!.started_on!.getTime()).toBeGreaterThanOrEqual(runs[i - 1]!.completed_on!.getTime());
+    }
+    // Both processes did some of it.
+    const pids = new Set(done.map((job) => job.output?.pid));
+    expect(pids).toEqual(new Set([one.child.pid, two.child.pid]));
+  });
+
+  it("keep-alive over many installs: each refreshed exactly once by two workers, no chain revoked", async () => {
+    const installs = [];
+    for (let i = 0; i < 20; i++) installs.push(await installViaPortal(1001 + i, { clientAddress: `198.51.100.${i + 1}` }));
+    await sql("UPDATE installs SET last_reconciled_at = now()");
+    await sql("UPDATE token_grants SET refresh_token_expires_at = now() + interval '1 day'");
+    startWorker();
+    startWorker();
+
+    await until("every grant refreshed", () => sql<{ version: number }>("SELECT version FROM token_grants"), (rows) => rows.every((row) => row.version >= 2));
+    await until("the queue drained", () => jobs("keep-alive.install"), (rows) => rows.every((job) => job.state === "completed"));
+    expect((await sql<{ version: number }>("SELECT version FROM token_grants")).map((row) => row.version)).toEqual(Array(20).fill(2));
+    const stats = await control<{ calls: { refresh_token: number }; chain_revocations: number }>("GET", "/token-stats");
+    expect(stats).toMatchObject({ calls: { refresh_token: 20 }, chain_revocations: 0 });
+    expect((await jobs("keep-alive.install")).map((job) => job.output?.outcome)).toEqual(Array(20).fill("refreshed"));
+    // Nothing is due any more.
+    expect(resultOf(await runAppWorker(["fan-out", "keep-alive"]))).toEqual({ due: 0, enqueued: 0 });
+  });
+});
+
+describe("webhook follow-ups", () => {
+  it("survive the process that recorded the delivery dying at once: the job is there, and the next worker runs it", async () => {
+    // The redirect_uri first (its install.created is lost on the way), then the delivery replayed:
+    // the install is known, so the delivery asks for a check of it (lib/webhooks/handlers/install-created.ts).
+    await control("POST", "/webhook-modes", { type: "install.created", mode: "drop", count: 1 });
+    const install = await installViaPortal(1001);
+    await sql("UPDATE installs SET last_reconciled_at = NULL");
+    // The delivery, as the service would send it: recorded by a process that is killed right after it answers.
+    const body = JSON.stringify({
+      id: `whd_${randomUUID()}`,
+      type: "install.created",
+      delivered_at: Math.floor(Date.now() / 1000),
+      data: { install_id: install.installId, operator_id: 1001, slug: "northwind-charging" },
+    });
+    const signature = `sha256=${createHmac("sha256", stack.webhookSecret).update(body).digest("hex")}`;
+    const receiver = startAppWorker(["receive-and-die", Buffer.from(body).toString("base64url"), signature]);
+    const died = await receiver.done;
+    expect(died.signal).toBe("SIGKILL");
+    expect(died.stdout).toContain('"status":"processed"');
+
+    // Nothing ran the follow-up in the dead process; the job waits in the queue.
+    expect((await jobs("install-check")).map((job) => [job.state, job.singleton_key])).toEqual([["created", install.installRowId]]);
+    const callsBefore = (await sandboxEvents("api")).filter((e) => e.detail.install_id === install.installId).length;
+
+    startWorker();
+    const [job] = await until("the follow-up to run", () => jobs("install-check"), (rows) => rows[0]?.state === "completed");
+    expect(job!.output).toMatchObject({ outcome: "live" });
+    expect((await sandboxEvents("api")).filter((e) => e.detail.install_id === install.installId).length).toBeGreaterThan(callsBefore);
+    const [row] = await sql<{ last_reconciled_at: Date | null }>("SELECT last_reconciled_at FROM installs WHERE id = $1", [install.installRowId]);
+    expect(row!.last_reconciled_at).not.toBeNull();
+  });
+});

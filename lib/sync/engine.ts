@@ -230,6 +230,11 @@ export async function syncResource<Row extends SyncedRow>(resource: SyncResource
     const classified = classify(error);
     Object.assign(summary, classified ?? { outcome: "failed", reason: "internal" });
     if (!classified) throw error;
+    if (summary.reason === "no_grant" || summary.reason === "unauthorized") {
+      // An uninstall deletes the grant (lib/installs/state.ts): say what happened, not what was missing.
+      const install = await db().install.findUnique({ where: { id: installRowId }, select: { status: true } });
+      if (install && install.status !== "ACTIVE") summary.reason = install.status.toLowerCase();
+    }
     return summary;
   } finally {
     summary.requests = apiCounters(installRowId).requests - requestsBefore;

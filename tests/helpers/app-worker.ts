@@ -34,6 +34,9 @@
 //                             stop-after n: the run's stop signal fires once n list pages have been
 //                             answered (it stops before the next request); kill-after n: the process
 //                             SIGKILLs itself as it is about to send list request n + 1
+//   sync-many <id,id,...> <perPage>
+//                             one syncInstall run per install, all at once in this process; prints each
+//                             summary and the client's counters per install (the bench's sync section)
 //   purge                     one retention purge of revoked installs' synced data; prints its summary
 import { createInterface } from "node:readline";
 import { InstallFailedError, completeInstall } from "../../lib/installs/connect";
@@ -254,6 +257,13 @@ switch (command) {
       return response;
     };
     console.log(JSON.stringify(await syncInstall(installRowId, { perPage: Number(countArg), signal: stop.signal })));
+    break;
+  }
+  case "sync-many": {
+    const ids = installRowId.split(",");
+    const started = performance.now();
+    const summaries = await Promise.all(ids.map((id) => syncInstall(id, { perPage: Number(countArg) })));
+    console.log(JSON.stringify({ summaries, counters: Object.fromEntries(ids.map((id) => [id, apiCounters(id)])), wallMs: performance.now() - started }));
     break;
   }
   case "purge":

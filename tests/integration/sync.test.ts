@@ -118,6 +118,19 @@ describe("the first sync", () => {
     ]);
   });
 
+  it("syncs teams too when the operator granted a teams scope", async () => {
+    await control("POST", "/app/scopes", { scopes: ["charge-points:read", "charge-transactions:read", "teams:read"] });
+    const install = await installViaPortal(NORTHWIND);
+    const summary = await syncInProcess(install.installRowId);
+    expect(resourceOf(summary, "teams")).toMatchObject({ outcome: "completed", passKind: "full", pages: 1, recordsUpserted: 3 });
+    const rows = await sql<{ name: string; type: string }>("SELECT name, type FROM synced_teams WHERE install_row_id = $1 ORDER BY external_id", [install.installRowId]);
+    expect(rows).toEqual([
+      { name: "Northwind Operations", type: "operator" },
+      { name: "Harbour Logistics Fleet", type: "professional" },
+      { name: "Residents Vondelpark", type: "private" },
+    ]);
+  });
+
   it("run again, it is idempotent: no duplicate and no changed row, and charges are read from the last page only (incremental)", async () => {
     const install = await installViaPortal(NORTHWIND);
     await syncInProcess(install.installRowId);

@@ -333,6 +333,32 @@ describe("deletion detection", () => {
   });
 });
 
+describe("records the service may send oddly", () => {
+  it("maps a malformed field to null instead of failing the page, never keys a record without an id, and stores text verbatim", async () => {
+    const { charges } = await import("@/lib/sync/charges");
+    expect(charges.toRow({ cost: 1 })).toBeNull();
+    expect(charges.toRow({ id: "" })).toBeNull();
+    const odd = charges.toRow({ id: 7, startedAt: "not a date", stoppedAt: 12, cost: "12.50", consumedKwh: Number.NaN, currency: { identifier: "EUR", decimals: 2.5 } })!;
+    expect(odd).toMatchObject({ external_id: "7", started_at: null, stopped_at: null, cost: null, consumed_kwh: null, currency: "EUR", currency_decimals: null });
+
+    const install = await installViaPortal(NORTHWIND);
+    const name = `'); DROP TABLE synced_teams; -- "quoted" \\ ${"é".repeat(3)}`;
+    const written = await db().$transaction((tx) =>
+      teams.upsert(tx, [teams.toRow({ id: 1, name, type: "operator" })!, teams.toRow({ id: 2, name: null })!], {
+        installRowId: install.installRowId,
+        passId: "00000000-0000-4000-8000-000000000002",
+        page: 0,
+        now: new Date(),
+      }),
+    );
+    expect(written).toBe(2);
+    expect(await sql("SELECT external_id, name FROM synced_teams WHERE install_row_id = $1 ORDER BY external_id", [install.installRowId])).toEqual([
+      { external_id: "1", name },
+      { external_id: "2", name: null },
+    ]);
+  });
+});
+
 describe("incremental passes", () => {
   it("read from the page holding the highest id synced to the end, and look a page earlier while that page starts past it", async () => {
     const install = await installViaPortal(NORTHWIND);

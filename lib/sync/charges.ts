@@ -65,6 +65,24 @@ export const charges: SyncResource<ChargeRow> = {
         updated_at = CASE WHEN t.raw IS DISTINCT FROM EXCLUDED.raw OR t.deleted_at IS NOT NULL THEN EXCLUDED.updated_at ELSE t.updated_at END,
         deleted_at = NULL`;
   },
+  async oldestOpen(tx, installRowId, since) {
+    // "Open" = not stopped: stoppedAt is what every finished charge has (public-facts.md "Charge").
+    // Its position counts the rows before it in the list's order (ids by value: length, then text);
+    // rows the configuration filtered out are not here, which only places the record earlier.
+    const [row] = await tx.$queryRaw<{ id: string; position: number }[]>`
+      WITH open AS (
+        SELECT external_id FROM synced_charges
+        WHERE install_row_id = ${installRowId}::uuid AND deleted_at IS NULL AND stopped_at IS NULL AND started_at >= ${since}
+        ORDER BY length(external_id), external_id
+        LIMIT 1
+      )
+      SELECT o.external_id AS id,
+        (SELECT count(*)::int FROM synced_charges c
+         WHERE c.install_row_id = ${installRowId}::uuid AND c.deleted_at IS NULL
+           AND (length(c.external_id), c.external_id) < (length(o.external_id), o.external_id)) AS position
+      FROM open o`;
+    return row ?? null;
+  },
   async pruneOutOfScope(tx, installRowId, config) {
     if (!config.syncCharges) return tx.$executeRaw`DELETE FROM synced_charges WHERE install_row_id = ${installRowId}::uuid`;
     if (config.siteIds.size === 0) return 0;

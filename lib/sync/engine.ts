@@ -22,7 +22,7 @@ import { walkPages, type ListPage } from "@/lib/partner-api/paginate";
 import type { SyncConfig } from "./config";
 import { markUnlistedDeleted } from "./deletions";
 import { recordId, type SyncResource, type SyncedRow } from "./resource";
-import { choosePassKind, findIncrementalStart, type PassKind } from "./strategy";
+import { OPEN_CHARGE_LOOKBACK_MS, choosePassKind, findIncrementalStart, incrementalTarget, type PassKind } from "./strategy";
 
 /**
  * completed: the pass reached the end of the list; stopped: it stopped for a reason that is not a
@@ -174,10 +174,13 @@ export async function syncResource<Row extends SyncedRow>(resource: SyncResource
       summary.resumedAtPage = checkpoint.nextPage;
     } else {
       const kind = choosePassKind({ incremental: resource.incremental, checkpoint, now, fullPassEveryMs: run.fullPassEveryMs });
-      const startPage =
-        kind === "incremental"
-          ? await findIncrementalStart(async (page) => recordId((await fetchPage(page)).data[0] ?? {}), checkpoint!.highWaterId!, checkpoint!.highWaterPosition!, perPage)
-          : 0;
+      let startPage = 0;
+      if (kind === "incremental") {
+        const highWater = { id: checkpoint!.highWaterId!, position: checkpoint!.highWaterPosition! };
+        const oldestOpen = (await resource.oldestOpen?.(db(), installRowId, new Date(now.getTime() - OPEN_CHARGE_LOOKBACK_MS))) ?? null;
+        const probe = async (page: number) => recordId((await fetchPage(page)).data[0] ?? {});
+        startPage = await findIncrementalStart(probe, incrementalTarget(highWater, oldestOpen), perPage);
+      }
       const pass = { passId: randomUUID(), passKind: kind, passStartedAt: now, nextPage: startPage, perPage, updatedAt: now };
       checkpoint = await db().syncCheckpoint.upsert({
         where: { installRowId_resource: { installRowId, resource: resource.name } },

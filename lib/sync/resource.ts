@@ -35,6 +35,11 @@ export interface SyncResource<Row extends SyncedRow> {
   disabledBy(config: SyncConfig): boolean;
   /** Inserts or updates a page's rows in one statement; returns how many rows it wrote. */
   upsert(tx: Tx, rows: Row[], stamp: PageStamp): Promise<number>;
+  /**
+   * Incremental resources only: the first record still open that started after `since`, and its
+   * position among the install's rows (strategy.ts, OPEN_CHARGE_LOOKBACK_MS); null when there is none.
+   */
+  oldestOpen?(tx: Tx, installRowId: string, since: Date): Promise<{ id: string; position: number } | null>;
   /** Deletes the install's rows the configuration no longer keeps; returns how many. */
   pruneOutOfScope(tx: Tx, installRowId: string, config: SyncConfig): Promise<number>;
 }

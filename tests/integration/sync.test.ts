@@ -377,6 +377,28 @@ describe("incremental passes", () => {
     // Probes of pages 7, 6, 5, 4 (which starts at 1000021) and 3 (1000016); then pages 3 to 7.
     expect(resourceOf(lookedBack, "charges")).toMatchObject({ passKind: "incremental", pages: 5, requests: 10 });
   });
+
+  it("start earlier for a charge still open that started within the lookback, and read it again until it stops", async () => {
+    const install = await installViaPortal(NORTHWIND);
+    await syncInProcess(install.installRowId);
+    // The 12th charge (position 11, page 2) as the copy saw it while it was still charging, an hour ago.
+    const [stopped] = await sql<{ external_id: string; stopped_at: Date }>(
+      "SELECT external_id, stopped_at FROM synced_charges WHERE install_row_id = $1 AND external_id = '1000012'",
+      [install.installRowId],
+    );
+    expect(stopped!.stopped_at).not.toBeNull(); // at the service it has stopped since
+    await sql("UPDATE synced_charges SET stopped_at = NULL, started_at = now() - interval '1 hour' WHERE install_row_id = $1 AND external_id = '1000012'", [
+      install.installRowId,
+    ]);
+    const reread = await syncInProcess(install.installRowId, { now: new Date(Date.now() + HOUR_MS) });
+    // One probe of page 2 (its first record, 1000011, is before the open charge), then pages 2 to 7.
+    expect(resourceOf(reread, "charges")).toMatchObject({ passKind: "incremental", pages: 6, requests: 7 });
+    const [after] = await sql<{ stopped_at: Date }>("SELECT stopped_at FROM synced_charges WHERE install_row_id = $1 AND external_id = '1000012'", [install.installRowId]);
+    expect(after!.stopped_at).toEqual(stopped!.stopped_at);
+
+    // Stopped now: the next incremental pass reads the last page only again.
+    expect(resourceOf(await syncInProcess(install.installRowId, { now: new Date(Date.now() + 2 * HOUR_MS) }), "charges")).toMatchObject({ passKind: "incremental", pages: 1 });
+  });
 });
 
 describe("the install's state and configuration", () => {

@@ -108,6 +108,7 @@ describe("applyMigrations", () => {
     );
     expect(tables.map((t) => t.table_name)).toEqual([
       "_prisma_migrations",
+      "api_budgets",
       "authorization_code_claims",
       "install_events",
       "installs",
@@ -115,6 +116,11 @@ describe("applyMigrations", () => {
       "pending_sign_ins",
       "rate_limits",
       "sessions",
+      "sync_checkpoints",
+      "sync_runs",
+      "synced_charge_points",
+      "synced_charges",
+      "synced_teams",
       "token_grants",
       "webhook_deliveries",
     ]);

@@ -199,6 +199,17 @@ const EnvSchema = z.object({
   /** Retries of one call after a 429, and after a 5xx or timeout (idempotent requests only). */
   API_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(3),
 
+  // ----- the sync of each operator's data (lib/sync/, docs/data-retention.md) -----
+  /** Records per page when the sync walks a list (public-facts.md: perPage 1 to 100). */
+  SYNC_PAGE_SIZE: z.coerce.number().int().min(1).max(100).default(100),
+  /**
+   * An incremental pass finds new records only (docs/spec-gaps.md, lib/sync/strategy.ts); a full pass
+   * at least this often picks up changes to older records and marks deleted ones.
+   */
+  SYNC_FULL_PASS_INTERVAL_HOURS: z.coerce.number().min(0).max(24 * 30).default(24),
+  /** Days an uninstalled operator's synced data is kept before it is deleted; 0 = at once. */
+  SYNC_RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
+
   // ----- sign-in, sessions and abuse limits (docs/security.md) -----
   /**
    * How many reverse proxies in front of the app append to X-Forwarded-For; the client's address

@@ -17,9 +17,9 @@ import { approveInPortal, closeSql, control, expireAccessToken, installViaPortal
 import { signInStaffWithFetch } from "../tests/helpers/staff-sign-in";
 
 // `npm run bench -- stampede ingest` runs only the sections named (primitives, stampede, storm, budget,
-// ingest, sign-in, keepalive); the portal walk, the redirect_uri and the dashboard always run, since the others use the
+// ingest, sign-in, sync, keepalive); the portal walk, the redirect_uri and the dashboard always run, since the others use the
 // install they make. BENCH_PORT_OFFSET runs a second bench beside a first one (other ports and folders).
-const SECTIONS = ["primitives", "stampede", "storm", "budget", "ingest", "sign-in", "keepalive"];
+const SECTIONS = ["primitives", "stampede", "storm", "budget", "ingest", "sign-in", "sync", "keepalive"];
 const chosen = process.argv.slice(2);
 const unknown = chosen.filter((name) => !SECTIONS.includes(name));
 if (unknown.length > 0) {
@@ -59,6 +59,15 @@ const BUDGET_INSTALLS = 10;
 const KEEPALIVE_INSTALLS = Number(process.env.BENCH_KEEPALIVE_INSTALLS ?? 200);
 if (!Number.isInteger(KEEPALIVE_INSTALLS) || KEEPALIVE_INSTALLS < 10 || KEEPALIVE_INSTALLS > 200) {
   console.error("bench: BENCH_KEEPALIVE_INSTALLS must be a whole number from 10 to 200");
+  process.exit(2);
+}
+/** Operators for the sync section, after the budget's: one alone, then ten at once. */
+const SYNC_FIRST_OPERATOR = BUDGET_FIRST_OPERATOR + BUDGET_INSTALLS + 1;
+const SYNC_INSTALLS = 10;
+/** Records per page for the sync section (BENCH_SYNC_PER_PAGE, default 100, the API's maximum). */
+const SYNC_PER_PAGE = Number(process.env.BENCH_SYNC_PER_PAGE ?? 100);
+if (!Number.isInteger(SYNC_PER_PAGE) || SYNC_PER_PAGE < 1 || SYNC_PER_PAGE > 100) {
+  console.error("bench: BENCH_SYNC_PER_PAGE must be a whole number from 1 to 100");
   process.exit(2);
 }
 
@@ -110,12 +119,13 @@ const stack = await startStack({
     // The refresh storm needs 50 installs at once, and the service allows one live install per
     // operator: the sandbox seeds extra operators (sandbox/README.md decision 34).
     // The rate budget section installs 1 + 10 more.
-    // The keep-alive section re-installs on the first KEEPALIVE_INSTALLS operators (a re-install retires the old one).
-    SANDBOX_OPERATORS: String(Math.max(3 + STORM_INSTALLS + 1 + BUDGET_INSTALLS, runs("keepalive") ? KEEPALIVE_INSTALLS : 0)),
+    // The sync section installs 1 + 10 more; the keep-alive section re-installs on the first
+    // KEEPALIVE_INSTALLS operators (a re-install retires the old one).
+    SANDBOX_OPERATORS: String(Math.max(3 + STORM_INSTALLS + 1 + BUDGET_INSTALLS + 1 + SYNC_INSTALLS, runs("keepalive") ? KEEPALIVE_INSTALLS : 0)),
     // Sections other than the budget's are not about the rate limit: the service grants a lot.
     SANDBOX_RATE_LIMIT: "100000",
-    // A long charge list to walk (the budget section).
-    SANDBOX_CHARGES_PER_OPERATOR: "2000",
+    // A long charge list to walk (the budget section) and to sync (the sync section).
+    SANDBOX_CHARGES_PER_OPERATOR: process.env.BENCH_CHARGES_PER_OPERATOR ?? "2000",
     ...(OFFSET ? { NEXT_DIST_DIR: `.next-bench-${OFFSET}` } : {}),
   },
   dataDir: OFFSET ? `.data/bench-${OFFSET}` : ".data/bench",
@@ -358,6 +368,66 @@ try {
     };
     await walk("one install, two processes", installs.slice(0, 1));
     await walk(`${BUDGET_INSTALLS} installs at once, two processes`, installs.slice(1));
+    await closeSql();
+  }
+
+  if (runs("sync")) {
+    // The sync (issue 12, lib/sync/): the initial sync of an operator's whole charge list, one
+    // install alone and ten at once in one worker process, each install with the contract's default
+    // budget (1,000 per 60 s, scaled to BENCH_BUDGET_WINDOW_SECONDS like the budget section). The
+    // sync spends only the background share: the steady rate, never the pages' reserve. Targets:
+    // requests per window close to the limit's steady share, 0 429s.
+    const { operators } = await control<{ operators: { id: number; chargeCount: number; chargePointCount: number }[] }>("GET", "/operators");
+    const chargesEach = operators.find((o) => o.id === SYNC_FIRST_OPERATOR)?.chargeCount ?? 0;
+    console.log(
+      `\n== sync (initial sync, ${chargesEach.toLocaleString("en-US")} charges per operator, ${SYNC_PER_PAGE} per page;` +
+        ` limit ${BUDGET_LIMIT} per ${BUDGET_WINDOW_SECONDS} s per install = contract §8's 1,000 per 60 s) ==`,
+    );
+    type Counts = { byStatus: Record<string, number>; windows: { count: number }[]; peakInAnyWindow: number };
+    type SyncRun = { summaries: { outcome: string; resources: { resource: string; recordsUpserted: number; requests: number }[] }[]; wallMs: number };
+    const budget = { limit: BUDGET_LIMIT, windowSeconds: BUDGET_WINDOW_SECONDS };
+    const stackDefault = await control<{ rateLimit: { limit: number; windowSeconds: number } }>("GET", "/rate-limit");
+    await control("PUT", "/rate-limit", budget);
+    const installs: Awaited<ReturnType<typeof installViaPortal>>[] = [];
+    for (let i = 0; i <= SYNC_INSTALLS; i++) {
+      const install = await installViaPortal(SYNC_FIRST_OPERATOR + i);
+      await control("PUT", `/installs/${install.installId}/rate-limit`, budget);
+      installs.push(install);
+    }
+    await control("PUT", "/rate-limit", stackDefault.rateLimit);
+
+    const syncAll = async (name: string, synced: typeof installs) => {
+      for (const install of synced) await control("DELETE", `/installs/${install.installId}/api-requests`);
+      // Let the window the install opened at the redirect_uri end first.
+      await new Promise((resolve) => setTimeout(resolve, BUDGET_WINDOW_SECONDS * 1000));
+      const ids = synced.map((install) => install.installRowId).join(",");
+      const run = resultOf<SyncRun>(await runAppWorker(["sync-many", ids, String(SYNC_PER_PAGE)], { ...(stack.env as Record<string, string>), LOG_LEVEL: "warn" }));
+      const records = run.summaries.reduce((n, s) => n + s.resources.reduce((m, r) => m + r.recordsUpserted, 0), 0);
+      const requests = run.summaries.reduce((n, s) => n + s.resources.reduce((m, r) => m + r.requests, 0), 0);
+      const incomplete = run.summaries.filter((s) => s.outcome !== "completed").length;
+      let tooMany = 0;
+      let peak = 0;
+      const ratios: number[] = [];
+      for (const install of synced) {
+        const counts = await control<Counts>("GET", `/installs/${install.installId}/api-requests`);
+        tooMany += counts.byStatus["429"] ?? 0;
+        peak = Math.max(peak, counts.peakInAnyWindow);
+        // Whole windows only: the last one was cut short by the end of the sync.
+        const whole = counts.windows.slice(0, -1);
+        if (whole.length > 0) ratios.push(whole.reduce((n, w) => n + w.count, 0) / (whole.length * BUDGET_LIMIT));
+      }
+      const seconds = run.wallMs / 1000;
+      console.log(
+        `${name.padEnd(44)} ${records.toLocaleString("en-US")} records in ${seconds.toFixed(1)} s = ${Math.round(records / seconds).toLocaleString("en-US")} records/s` +
+          `  requests=${requests}  429s=${tooMany} (target 0)  incomplete syncs=${incomplete}`,
+      );
+      console.log(
+        `${"".padEnd(44)} requests per ${BUDGET_WINDOW_SECONDS} s window / limit: ${ratios.length === 0 ? "n/a (shorter than a window)" : `min ${Math.min(...ratios).toFixed(3)}  mean ${(ratios.reduce((a, b) => a + b, 0) / ratios.length).toFixed(3)}`}` +
+          `  busiest ${BUDGET_WINDOW_SECONDS} s span=${peak}/${BUDGET_LIMIT}`,
+      );
+    };
+    await syncAll("one install", installs.slice(0, 1));
+    await syncAll(`${SYNC_INSTALLS} installs at once, one process`, installs.slice(1));
     await closeSql();
   }
 

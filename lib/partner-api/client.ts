@@ -29,9 +29,11 @@ import {
   ChargePointPageSchema,
   ConsumerSchema,
   NeedsReauthBodySchema,
+  RawListPageSchema,
   type ChargePage,
   type ChargePointPage,
   type Consumer,
+  type RawListPage,
 } from "./schemas";
 import { isServiceUrl, originForLog } from "./service-origins";
 
@@ -292,4 +294,16 @@ export function fetchChargePoints(accessToken: string, call: ApiCall, page: { pa
 /** `GET /charges` (scope charge-transactions:read, public-facts.md), one page. */
 export function fetchCharges(accessToken: string, call: ApiCall, page: { page: number; perPage: number }): Promise<ChargePage> {
   return request(accessToken, call, { method: "GET", path: "/charges", query: page, schema: ChargePageSchema });
+}
+
+/** The list operations the sync reads (contract §4.2; public-facts.md "Lists and pagination"). */
+export type ListPath = "/charge-points" | "/charges" | "/teams";
+
+/**
+ * One page of a list, each record kept as the service sent it (an object; unknown fields included):
+ * the sync maps the fields it needs and stores the record whole beside them (lib/sync/). `/teams`
+ * needs a teams scope, `/charges` charge-transactions:read (public-facts.md).
+ */
+export function fetchListPage(accessToken: string, call: ApiCall, path: ListPath, page: { page: number; perPage: number }): Promise<RawListPage> {
+  return request(accessToken, call, { method: "GET", path, query: page, schema: RawListPageSchema });
 }

@@ -31,6 +31,10 @@ export function listEnvelopeSchema<T extends z.ZodType>(item: T) {
   return z.object({ data: z.array(item), meta: ListMetaSchema });
 }
 
+/** Any list, its records left as the service sent them (objects), for the sync to map and keep whole. */
+export const RawListPageSchema = listEnvelopeSchema(z.record(z.string(), z.unknown()));
+export type RawListPage = z.infer<typeof RawListPageSchema>;
+
 export const ChargePointSchema = z.object({
   id: IdSchema,
   name: z.string().nullish(),

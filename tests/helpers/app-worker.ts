@@ -37,6 +37,15 @@
 //                             in one process: nA background reads for install A until A waits for budget,
 //                             then nB interactive reads for install B; prints B's counters and how many of
 //                             A's reads were still waiting when B's were all done
+//   sync <id> <perPage> [stop-after|kill-after <n>]
+//                             one syncInstall run (lib/sync/) with that page size; prints its summary.
+//                             stop-after n: the run's stop signal fires once n list pages have been
+//                             answered (it stops before the next request); kill-after n: the process
+//                             SIGKILLs itself as it is about to send list request n + 1
+//   sync-many <id,id,...> <perPage>
+//                             one syncInstall run per install, all at once in this process; prints each
+//                             summary and the client's counters per install (the bench's sync section)
+//   purge                     one retention purge of revoked installs' synced data; prints its summary
 import { createInterface } from "node:readline";
 import { InstallFailedError, completeInstall } from "../../lib/installs/connect";
 import { fetchInstallChargePoints, fetchInstallSummary } from "../../lib/installs/dashboard";
@@ -51,6 +60,7 @@ import { db } from "../../lib/db/client";
 import { apiCounters, fetchChargePoints, fetchCharges, fetchConsumer, type ApiCounters } from "../../lib/partner-api/client";
 import { walkPages } from "../../lib/partner-api/paginate";
 import type { Priority } from "../../lib/partner-api/budget";
+import { purgeRevokedInstallData, syncInstall } from "../../lib/sync";
 
 const [command, installRowId = "", countArg = "1"] = process.argv.slice(2);
 const realFetch = globalThis.fetch;
@@ -261,6 +271,38 @@ switch (command) {
     // A's remaining reads are abandoned with the process.
     break;
   }
+  case "sync": {
+    const [mode, limit] = process.argv.slice(5);
+    const stop = new AbortController();
+    const isListRequest = (input: Parameters<typeof fetch>[0]) =>
+      /\/api\/v1\/(charge-points|charges|teams)\?/.test(typeof input === "string" ? input : input instanceof URL ? input.href : input.url);
+    let sent = 0;
+    let answered = 0;
+    globalThis.fetch = async (input, init) => {
+      if (!isListRequest(input)) return realFetch(input, init);
+      if (mode === "kill-after" && sent >= Number(limit)) {
+        process.kill(process.pid, "SIGKILL");
+        return new Promise<Response>(() => {});
+      }
+      sent += 1;
+      const response = await realFetch(input, init);
+      answered += 1;
+      if (mode === "stop-after" && answered >= Number(limit)) stop.abort();
+      return response;
+    };
+    console.log(JSON.stringify(await syncInstall(installRowId, { perPage: Number(countArg), signal: stop.signal })));
+    break;
+  }
+  case "sync-many": {
+    const ids = installRowId.split(",");
+    const started = performance.now();
+    const summaries = await Promise.all(ids.map((id) => syncInstall(id, { perPage: Number(countArg) })));
+    console.log(JSON.stringify({ summaries, counters: Object.fromEntries(ids.map((id) => [id, apiCounters(id)])), wallMs: performance.now() - started }));
+    break;
+  }
+  case "purge":
+    console.log(JSON.stringify(await purgeRevokedInstallData()));
+    break;
   default:
     console.error(`unknown command ${command}`);
     process.exit(2);

@@ -116,6 +116,11 @@ describe("applyMigrations", () => {
       "pending_sign_ins",
       "rate_limits",
       "sessions",
+      "sync_checkpoints",
+      "sync_runs",
+      "synced_charge_points",
+      "synced_charges",
+      "synced_teams",
       "token_grants",
       "webhook_deliveries",
     ]);

@@ -1,0 +1,77 @@
+// What the sync engine (engine.ts) needs to know about one synced resource. One file per resource
+// (charge-points.ts, charges.ts, teams.ts) fills it in: the list it walks, the scope that grants it,
+// how a listed record maps to a row, which rows the install's configuration keeps, and the SQL that
+// writes a page of rows in one statement.
+import "server-only";
+import type { Tx } from "@/lib/db/client";
+import type { ListPath } from "@/lib/partner-api/client";
+import type { SyncConfig } from "./config";
+
+export type ResourceName = "teams" | "charge_points" | "charges";
+
+/** The columns every synced table shares (see the models in prisma/schema.prisma). */
+export type SyncedRow = { external_id: string; raw: Record<string, unknown> };
+
+/** What one page's write stamps on every row it touches. */
+export type PageStamp = { installRowId: string; passId: string; page: number; now: Date };
+
+export interface SyncResource<Row extends SyncedRow> {
+  name: ResourceName;
+  /** The table its rows live in (a constant, never input: it is interpolated into SQL). */
+  table: "synced_teams" | "synced_charge_points" | "synced_charges";
+  path: ListPath;
+  /**
+   * The scope's resource name (contract §2: `<resource>` or `<resource>:<permission>`); an install
+   * granted no scope of that name is not asked for the list at all.
+   */
+  scopeResource: string;
+  /** Whether passes may be incremental (lib/sync/strategy.ts); otherwise every pass is full. */
+  incremental: boolean;
+  /** Maps one listed record; null when it has no usable id (it cannot be keyed, so it is not kept). */
+  toRow(record: Record<string, unknown>): Row | null;
+  /** Whether the install's configuration keeps this row. */
+  keeps(row: Row, config: SyncConfig): boolean;
+  /** Whether the configuration turns the whole resource off. */
+  disabledBy(config: SyncConfig): boolean;
+  /** Inserts or updates a page's rows in one statement; returns how many rows it wrote. */
+  upsert(tx: Tx, rows: Row[], stamp: PageStamp): Promise<number>;
+  /**
+   * Incremental resources only: the first record still open that started after `since`, and its
+   * position among the install's rows (strategy.ts, OPEN_CHARGE_LOOKBACK_MS); null when there is none.
+   */
+  oldestOpen?(tx: Tx, installRowId: string, since: Date): Promise<{ id: string; position: number } | null>;
+  /** Deletes the install's rows the configuration no longer keeps; returns how many. */
+  pruneOutOfScope(tx: Tx, installRowId: string, config: SyncConfig): Promise<number>;
+}
+
+/** A string from a record field, or null for anything else. */
+export function text(value: unknown): string | null {
+  if (typeof value === "string") return value;
+  if (typeof value === "number" && Number.isFinite(value)) return String(value);
+  return null;
+}
+
+/** A finite number, or null. */
+export function num(value: unknown): number | null {
+  return typeof value === "number" && Number.isFinite(value) ? value : null;
+}
+
+/** An ISO timestamp PostgreSQL will read, or null (a malformed date must not fail the page's statement). */
+export function timestamp(value: unknown): string | null {
+  if (typeof value !== "string") return null;
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? null : new Date(ms).toISOString();
+}
+
+/** A nested object field, or undefined. */
+export function objectAt(value: unknown, key: string): Record<string, unknown> | undefined {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;
+  const inner = (value as Record<string, unknown>)[key];
+  return inner !== null && typeof inner === "object" && !Array.isArray(inner) ? (inner as Record<string, unknown>) : undefined;
+}
+
+/** The record's id as the key: int64 ids kept as text, as lib/partner-api/schemas.ts reads them. */
+export function recordId(record: Record<string, unknown>): string | null {
+  const id = text(record.id);
+  return id !== null && id.length > 0 && id.length <= 100 ? id : null;
+}

@@ -1,0 +1,65 @@
+// Retention: an uninstalled operator's synced data is deleted SYNC_RETENTION_DAYS after the uninstall
+// (default 30; 0 = at once). docs/data-retention.md explains it as the partner's policy to adapt.
+//
+// Run by a scheduled job. Deletes in bounded batches (BATCH_ROWS rows per statement, each its own
+// short transaction), so purging an operator with a million charges never holds long locks or one
+// huge transaction, and a run can stop between batches (its signal) and be resumed by the next: it
+// keeps no state of its own, the data left is the state.
+import "server-only";
+import { db } from "@/lib/db/client";
+import { Prisma } from "@/lib/db/generated/client";
+import { env } from "@/lib/env";
+import { logger } from "@/lib/log";
+import { shutdownSignal } from "@/lib/shutdown";
+
+/** Rows per DELETE statement. */
+const BATCH_ROWS = 5_000;
+
+/** The install's synced data, the operator's records first; sync_runs stay (counts only, for the console). */
+const TABLES = ["synced_charges", "synced_charge_points", "synced_teams", "sync_checkpoints"] as const;
+
+export type PurgeSummary = {
+  /** Revoked installs past the retention period that still had data. */
+  installs: number;
+  /** Rows deleted, per table. */
+  deleted: Record<(typeof TABLES)[number], number>;
+  /** The run stopped before it was done (its signal, or maxBatches): the next run goes on. */
+  stoppedEarly: boolean;
+};
+
+export async function purgeRevokedInstallData(
+  options: { now?: Date; signal?: AbortSignal; batchRows?: number; maxBatches?: number } = {},
+): Promise<PurgeSummary> {
+  const { now = new Date(), signal = shutdownSignal(), batchRows = BATCH_ROWS, maxBatches = 1_000 } = options;
+  const cutoff = new Date(now.getTime() - env().SYNC_RETENTION_DAYS * 86_400_000);
+  // REVOKED is final (lib/installs/state.ts): uninstalled, or superseded by a re-install, whose new
+  // install row syncs afresh. Nothing can write to these rows any more (engine.ts, assertInstallActive).
+  const installs = await db().$queryRaw<{ id: string }[]>`
+    SELECT i.id FROM installs i
+    WHERE i.status = 'REVOKED' AND i.revoked_at <= ${cutoff}
+      AND (EXISTS (SELECT 1 FROM synced_charges d WHERE d.install_row_id = i.id)
+        OR EXISTS (SELECT 1 FROM synced_charge_points d WHERE d.install_row_id = i.id)
+        OR EXISTS (SELECT 1 FROM synced_teams d WHERE d.install_row_id = i.id)
+        OR EXISTS (SELECT 1 FROM sync_checkpoints d WHERE d.install_row_id = i.id))`;
+  const summary: PurgeSummary = { installs: installs.length, deleted: { synced_charges: 0, synced_charge_points: 0, synced_teams: 0, sync_checkpoints: 0 }, stoppedEarly: false };
+  let batches = 0;
+  outer: for (const { id } of installs) {
+    for (const name of TABLES) {
+      const table = Prisma.raw(name);
+      for (;;) {
+        if (signal.aborted || batches >= maxBatches) {
+          summary.stoppedEarly = true;
+          break outer;
+        }
+        batches += 1;
+        // The table's key is (install_row_id, ...), so the batch is found through the primary key's index.
+        const deleted = await db().$executeRaw`
+          DELETE FROM ${table} WHERE ctid IN (SELECT ctid FROM ${table} WHERE install_row_id = ${id}::uuid LIMIT ${batchRows})`;
+        summary.deleted[name] += deleted;
+        if (deleted < batchRows) break;
+      }
+    }
+  }
+  logger.info({ ...summary, retentionDays: env().SYNC_RETENTION_DAYS }, "retention purge of revoked installs' synced data finished");
+  return summary;
+}

@@ -1,5 +1,8 @@
 // POST /_sandbox/bulk-installs (README decision 41): many operators, each with an active install and a real token
 // pair, in one call. The tokens work at the API and at the token endpoint exactly as redeemed ones do.
+import { createHash } from "node:crypto";
+import { readFile, stat } from "node:fs/promises";
+import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { MAX_BULK_OPERATORS } from "../../sandbox/seed.js";
 import { callApi, control, controlRaw, events, receivedEnvelopes, refreshTokens, resetSandbox, setUpTestSandbox, tokenStats } from "./helpers.js";
@@ -92,6 +95,29 @@ describe("POST /_sandbox/bulk-installs", () => {
     expect(response.status).toBe(400);
     expect(((await response.json()) as { error: string }).error).toMatch(message);
     expect((await control<{ installs: unknown[] }>(env, "GET", "/installs")).installs).toEqual([]);
+  });
+
+  it("a web page cannot make the sandbox mint tokens for it: a cross-site request is refused before anything is created", async () => {
+    for (const headers of [{ Origin: "https://attacker.example" }, { "Sec-Fetch-Site": "cross-site" }] as Record<string, string>[]) {
+      const response = await fetch(`${env.url}/_sandbox/bulk-installs`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", ...headers },
+        body: JSON.stringify({ count: 3 }),
+      });
+      expect(response.status).toBe(403);
+      expect(await response.text()).not.toMatch(/volt_(at|rt)_/);
+    }
+    expect((await control<{ installs: unknown[] }>(env, "GET", "/installs")).installs).toEqual([]);
+  });
+
+  it("never writes the tokens it hands out to its log or its files: only their sha256", async () => {
+    const { installs } = await control<BulkAnswer>(env, "POST", "/bulk-installs", { count: 50 });
+    await control(env, "GET", "/persistence?flush=1");
+    const files = await Promise.all(["state.json", "journal.jsonl"].map((name) => readFile(path.join(env.config.dataDir, name), "utf8")));
+    const stored = files.join("\n") + env.logs.join("\n");
+    expect(stored).not.toMatch(/volt_(at|rt)_/);
+    for (const install of installs.slice(0, 5)) expect(stored).toContain(createHash("sha256").update(install.access_token).digest("hex"));
+    for (const name of ["state.json", "journal.jsonl"]) expect((await stat(path.join(env.config.dataDir, name))).mode & 0o777).toBe(0o600);
   });
 
   it(`refuses to go past ${MAX_BULK_OPERATORS.toLocaleString("en")} bulk operators in all`, async () => {

@@ -36,6 +36,8 @@ const requestedScopesSchema = z
  */
 export const MAX_CHARGES_PER_OPERATOR = 100_000;
 export const MAX_SEEDED_CHARGES = 2_000_000;
+/** New charges per operator per simulated hour at most (decision 43). */
+export const MAX_LIVE_CHARGES_PER_HOUR = 1000;
 
 const envSchema = z.object({
   SANDBOX_PORT: z.coerce.number().int().min(0).max(65535).default(4010),
@@ -47,6 +49,8 @@ const envSchema = z.object({
   SANDBOX_RATE_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   SANDBOX_OPERATORS: z.coerce.number().int().min(3, "the three seeded operators are always there").max(200).default(3),
   SANDBOX_CHARGES_PER_OPERATOR: z.coerce.number().int().min(1).max(MAX_CHARGES_PER_OPERATOR).optional(),
+  SANDBOX_LIVE_DATA: z.enum(["on", "off"], { message: 'must be "on" or "off"' }).default("on"),
+  SANDBOX_LIVE_CHARGES_PER_HOUR: z.coerce.number().int().min(1).max(MAX_LIVE_CHARGES_PER_HOUR).default(2),
   OAUTH_CLIENT_ID: z.string().min(1),
   OAUTH_CLIENT_SECRET: z.string().min(1),
   OAUTH_REDIRECT_URI: httpsOrLoopbackUrlSchema,
@@ -105,6 +109,11 @@ export interface SandboxConfig {
   chargesPerOperator?: number;
   /** How many operators the seed has (absent: 3): the three in the README, then plain extra ones (decision 34). */
   operatorCount?: number;
+  /**
+   * Data that moves with the clock (decision 43): SANDBOX_LIVE_DATA (default on) and SANDBOX_LIVE_CHARGES_PER_HOUR.
+   * Absent (in-process tests): off, so counts stay exact unless a test switches it on (POST /_sandbox/live-data).
+   */
+  liveData?: { enabled: boolean; chargesPerHour: number };
 }
 
 export class ConfigError extends Error {}
@@ -140,6 +149,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     rateLimit: { limit: e.SANDBOX_RATE_LIMIT, windowSeconds: e.SANDBOX_RATE_WINDOW_SECONDS },
     operatorCount: e.SANDBOX_OPERATORS,
     chargesPerOperator: e.SANDBOX_CHARGES_PER_OPERATOR,
+    liveData: { enabled: e.SANDBOX_LIVE_DATA === "on", chargesPerHour: e.SANDBOX_LIVE_CHARGES_PER_HOUR },
   };
 }
 

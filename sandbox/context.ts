@@ -6,7 +6,8 @@ import type { SandboxClock } from "./clock.js";
 import type { SandboxConfig } from "./config.js";
 import type { TokenEndpointFaults } from "./faults.js";
 import type { IdpBehaviour } from "./idp/behaviour.js";
-import type { OperatorData, SeedData } from "./seed.js";
+import type { OperatorDirectory } from "./operators.js";
+import type { OperatorData } from "./seed.js";
 import type { SandboxStore } from "./store.js";
 import type { WebhookSender } from "./webhooks.js";
 
@@ -14,7 +15,8 @@ export interface SandboxContext {
   config: SandboxConfig;
   clock: SandboxClock;
   store: SandboxStore;
-  seed: SeedData;
+  /** Every operator and its records as the API shows them at the current clock (operators.ts). */
+  operators: OperatorDirectory;
   webhooks: WebhookSender;
   /** Public origin without trailing slash; known once the server listens when the port is 0. */
   publicUrl(): string;
@@ -47,6 +49,7 @@ export interface SandboxContext {
   reauthUrlOrigin: { value: string | null };
 }
 
+/** The operator's records as the API shows them now (seed, live data, edits). */
 export function findOperator(ctx: SandboxContext, operatorId: number): OperatorData | undefined {
-  return ctx.seed.operators.find((o) => o.operator.id === operatorId);
+  return ctx.operators.find(operatorId);
 }

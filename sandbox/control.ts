@@ -19,7 +19,7 @@ import {
 } from "./app-registration.js";
 import { rateBudgetSchema } from "./api/budget.js";
 import { apiFaultRequestSchema } from "./api/faults.js";
-import { SCOPE_PATTERN, reauthReturnUrl } from "./config.js";
+import { MAX_LIVE_CHARGES_PER_HOUR, SCOPE_PATTERN, reauthReturnUrl } from "./config.js";
 import type { SandboxContext } from "./context.js";
 import { findOperator } from "./context.js";
 import { faultRequestSchema } from "./faults.js";
@@ -29,6 +29,10 @@ import { installConfigPatchSchema } from "./install-config.js";
 import { configOf, revokeInstall, updateInstallConfig } from "./installs.js";
 import { EVENT_TYPES, WEBHOOK_EVENT_TYPES, emptyState } from "./store.js";
 import type { InstallRecord } from "./store.js";
+import { BULK_INSTALL_SHAPE, bulkInstallRequestSchema, createBulkInstalls } from "./bulk-installs.js";
+import { LIVE_SLOT_MS, slotsElapsed } from "./live.js";
+import type { RecordKind } from "./operators.js";
+import { RECORD_KIND_SEGMENTS, RECORD_PATCH_SHAPES, deleteRecord, patchRecord, recordPatchSchemas, restoreRecord } from "./record-edits.js";
 import { webhookModeRequestSchema } from "./webhooks.js";
 import type { DeliveryResult } from "./webhooks.js";
 
@@ -65,6 +69,14 @@ const rotateSecretSchema = z.object({ client_secret: z.string().min(16).max(200)
 const idParamSchema = z.object({ id: z.coerce.number().int().positive() });
 const apiRequestsQuerySchema = z.object({ windowSeconds: z.coerce.number().int().min(1).max(3600).optional() }).strict();
 const consumerStatusSchema = z.object({ status: z.enum(["active", "disabled"]) });
+const liveDataRequestSchema = z
+  .object({ enabled: z.boolean(), chargesPerHour: z.number().int().min(1).max(MAX_LIVE_CHARGES_PER_HOUR).optional() })
+  .strict();
+const recordParamsSchema = z.object({
+  id: z.coerce.number().int().positive(),
+  kind: z.enum(Object.keys(RECORD_KIND_SEGMENTS) as [string, ...string[]]),
+  recordId: z.coerce.number().int().positive(),
+});
 const authorizeUrlSchema = z.object({
   operatorId: z.number().int().positive(),
   overrides: z.record(z.string(), z.string().nullable()).default({}),
@@ -105,12 +117,12 @@ const ZERO_STATS = { authorizationCodeCalls: 0, refreshTokenCalls: 0, refreshesI
 function tokenStatsView(ctx: SandboxContext, installId: number) {
   const stats = ctx.store.state.tokenStats[String(installId)] ?? ZERO_STATS;
   let latest: { createdAtMs: number; revokedAtMs: number | null; revokedReason: string | null } | undefined;
-  for (const chain of Object.values(ctx.store.state.chains)) {
-    if (chain.installId === installId && (!latest || chain.createdAtMs >= latest.createdAtMs)) latest = chain;
+  for (const chain of ctx.store.chainsOfInstall(installId)) {
+    if (!latest || chain.createdAtMs >= latest.createdAtMs) latest = chain;
   }
   const now = ctx.clock.nowMs();
-  const activeAccessTokens = Object.values(ctx.store.state.tokens).filter(
-    (t) => t.installId === installId && t.kind === "access" && t.status === "active" && t.expiresAtMs > now,
+  const activeAccessTokens = ctx.store.tokensOfInstall(installId).filter(
+    ([, t]) => t.kind === "access" && t.status === "active" && t.expiresAtMs > now,
   ).length;
   return {
     install_id: installId,
@@ -213,6 +225,9 @@ export function controlRoutes(ctx: SandboxContext): Hono {
     ctx.consumerInstallId.include = true;
     ctx.idpBehaviour = defaultIdpBehaviour();
     ctx.reauthUrlOrigin.value = null;
+    // Live data as configured, its hour slots counted from now; bulk operators and record edits went with the state.
+    ctx.store.state.live = { ...ctx.operators.liveDefaults, anchorMs: ctx.clock.nowMs(), configured: { ...ctx.operators.liveDefaults } };
+    ctx.operators.invalidate();
     ctx.store.addEvent("control", ctx.clock.now(), { action: "reset" });
     ctx.log("state reset: installs, tokens, codes and logs wiped; clock offset 0");
     return c.json({ ok: true });
@@ -580,22 +595,116 @@ export function controlRoutes(ctx: SandboxContext): Hono {
 
   app.get("/operators", (c) =>
     c.json({
-      operators: ctx.seed.operators.map(({ operator, chargePoints, charges, teams }) => ({
-        id: operator.id,
-        name: operator.name,
-        slug: operator.slug,
-        chargePointCount: chargePoints.length,
-        chargeCount: charges.length,
-        teamCount: teams.length,
-      })),
+      operators: ctx.operators.listOperators().map((operator) => {
+        const counts = ctx.operators.counts(operator.id)!;
+        return {
+          id: operator.id,
+          name: operator.name,
+          slug: operator.slug,
+          chargePointCount: counts.chargePoints,
+          chargeCount: counts.charges,
+          teamCount: counts.teams,
+        };
+      }),
     }),
   );
 
-  app.get("/operators/:id/charge-points", (c) => {
-    const params = idParamSchema.safeParse(c.req.param());
-    const data = params.success ? findOperator(ctx, params.data.id) : undefined;
-    if (!data) return c.json({ error: "unknown operator" }, 404);
-    return c.json({ operatorId: data.operator.id, total: data.chargePoints.length, data: data.chargePoints });
+  // The operator's whole lists as the API shows them now (seed, live data, edits), for tests to compare with the app's copy.
+  for (const [segment, kind] of Object.entries(RECORD_KIND_SEGMENTS)) {
+    app.get(`/operators/:id/${segment}`, (c) => {
+      const params = idParamSchema.safeParse(c.req.param());
+      const data = params.success ? findOperator(ctx, params.data.id) : undefined;
+      if (!data) return c.json({ error: "unknown operator" }, 404);
+      return c.json({ operatorId: data.operator.id, total: data[kind].length, data: data[kind] });
+    });
+  }
+
+  // ----- records deleted and changed, for deletion-detection tests (decision 44) -----
+
+  type RecordTarget = { error: Response } | { operatorId: number; kind: RecordKind; recordId: number };
+  const recordTarget = (c: Context): RecordTarget => {
+    const params = recordParamsSchema.safeParse(c.req.param());
+    if (!params.success) return { error: bad(c, "Expected /operators/<operator id>/charge-points|charges|teams/<record id> with positive integer ids") };
+    if (!ctx.operators.describe(params.data.id)) return { error: c.json({ error: "unknown operator" }, 404) };
+    return { operatorId: params.data.id, kind: RECORD_KIND_SEGMENTS[params.data.kind]!, recordId: params.data.recordId };
+  };
+
+  app.delete("/operators/:id/:kind/:recordId", (c) => {
+    const target = recordTarget(c);
+    if ("error" in target) return target.error;
+    const outcome = deleteRecord(ctx, target.operatorId, target.kind, target.recordId);
+    if (!outcome.ok) return c.json({ error: outcome.message }, outcome.status);
+    return c.json({ deleted: { operatorId: target.operatorId, kind: target.kind, id: target.recordId } });
+  });
+
+  app.post("/operators/:id/:kind/:recordId/restore", (c) => {
+    const target = recordTarget(c);
+    if ("error" in target) return target.error;
+    const outcome = restoreRecord(ctx, target.operatorId, target.kind, target.recordId);
+    if (!outcome.ok) return c.json({ error: outcome.message }, outcome.status);
+    return c.json({ record: outcome.record });
+  });
+
+  app.patch("/operators/:id/:kind/:recordId", async (c) => {
+    const target = recordTarget(c);
+    if ("error" in target) return target.error;
+    const body = recordPatchSchemas[target.kind].safeParse(await readJson(c));
+    if (!body.success || Object.keys(body.data).length === 0) {
+      const issues = body.success ? "no field given" : body.error.issues.map((i) => (i.path.length > 0 ? `${i.path.join(".")}: ${i.message}` : i.message)).join("; ");
+      return bad(c, `Expected ${RECORD_PATCH_SHAPES[target.kind]}: ${issues}`);
+    }
+    const outcome = patchRecord(ctx, target.operatorId, target.kind, target.recordId, body.data as Record<string, string | number | boolean | null>);
+    if (!outcome.ok) return c.json({ error: outcome.message }, outcome.status);
+    return c.json({ record: outcome.record });
+  });
+
+  // ----- data that moves with the clock (decision 43) -----
+
+  const liveView = () => {
+    const setting = ctx.operators.liveSetting();
+    return {
+      enabled: setting.enabled,
+      chargesPerHour: setting.chargesPerHour,
+      anchor: new Date(setting.anchorMs).toISOString(),
+      slotHours: LIVE_SLOT_MS / 3_600_000,
+      slotsElapsed: slotsElapsed(setting, ctx.clock.nowMs()),
+      configured: ctx.operators.liveDefaults,
+    };
+  };
+
+  app.get("/live-data", (c) => c.json(liveView()));
+
+  // Switching on (or changing the rate) anchors the hour slots at the current clock: same settings, same data.
+  app.post("/live-data", async (c) => {
+    const body = liveDataRequestSchema.safeParse(await readJson(c));
+    if (!body.success) return bad(c, `Expected {"enabled": true | false, "chargesPerHour"?: 1-${MAX_LIVE_CHARGES_PER_HOUR}}: ${body.error.issues.map((i) => i.message).join("; ")}`);
+    const current = ctx.operators.liveSetting();
+    const chargesPerHour = body.data.chargesPerHour ?? current.chargesPerHour;
+    const unchanged = current.enabled === body.data.enabled && current.chargesPerHour === chargesPerHour;
+    if (!unchanged) ctx.store.state.live = { enabled: body.data.enabled, chargesPerHour, anchorMs: ctx.clock.nowMs(), configured: { ...ctx.operators.liveDefaults } };
+    ctx.operators.invalidate();
+    ctx.store.addEvent("control", ctx.clock.now(), { action: "live_data", enabled: body.data.enabled, charges_per_hour: chargesPerHour });
+    return c.json(liveView());
+  });
+
+  // ----- many operators with installs and tokens in one call (decision 41) -----
+
+  app.post("/bulk-installs", async (c) => {
+    const body = bulkInstallRequestSchema.safeParse(await readJson(c));
+    if (!body.success) {
+      return bad(c, `${BULK_INSTALL_SHAPE}: ${body.error.issues.map((i) => (i.path.length > 0 ? `${i.path.join(".")}: ${i.message}` : i.message)).join("; ")}`);
+    }
+    const result = await createBulkInstalls(ctx, body.data);
+    if (!result.ok) return bad(c, result.message);
+    // Tokens in a response: only here, a test fixture answering on loopback (bulk-installs.ts).
+    return c.json({ count: result.installs.length, installs: result.installs, webhooks: result.webhooks });
+  });
+
+  // ----- persistence: how much the store wrote (decision 42) -----
+
+  app.get("/persistence", async (c) => {
+    if (c.req.query("flush") === "1") await ctx.store.flush();
+    return c.json(ctx.store.persistenceStats());
   });
 
   // Builds a portal-signed authorization URL, optionally with changed parameters, so conformance tests can

@@ -59,8 +59,7 @@ export function approveInstall(ctx: SandboxContext, consent: ConsentRequestRecor
     updatedAt: null,
     revokedAt: null,
   };
-  store.state.installs.push(install);
-  store.state.consumers.push({
+  store.addInstall(install, {
     id: consumerId,
     installId,
     operatorId: consent.operatorId,
@@ -71,7 +70,8 @@ export function approveInstall(ctx: SandboxContext, consent: ConsentRequestRecor
     updatedAt: null,
   });
   store.addEvent("install", clock.now(), { action: "created", install_id: installId, operator_id: consent.operatorId });
-  return { install, created: true };
+  // The stored record (seen through the store's change tracking), not the literal above: callers may change it.
+  return { install: store.findInstall(installId)!, created: true };
 }
 
 /**

@@ -72,6 +72,14 @@ export interface OperatorData {
   teams: Team[];
   chargePoints: ChargePoint[];
   charges: Charge[];
+  /** What new records of this operator are made of (live.ts): its id ranges, currency and price. */
+  profile: OperatorProfile;
+}
+
+export interface OperatorProfile {
+  ids: IdBases;
+  currency: Charge["currency"];
+  pricePerKwh: number;
 }
 
 export interface SeedData {
@@ -180,6 +188,8 @@ const BLUEPRINTS: OperatorBlueprint[] = [
 ];
 
 const BASE_TIME = Date.UTC(2025, 0, 6, 8, 0, 0); // 2025-01-06T08:00:00Z
+/** The seed every start uses: the same data on every machine. */
+export const DEFAULT_SEED = 0x5eed_2025;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 const CP_STATES: ChargePointState[] = [
@@ -206,10 +216,26 @@ function iso(ms: number): string {
 }
 
 /**
- * Charge number `i` (0-based) of an operator: its id is `(index + 1) * 1,000,000 + i + 1`. Every value comes from
+ * Where an operator's record ids start. Seeded operator number `index` (0-based) has charge points
+ * `(index + 1) * 10,000 + n` and charges `(index + 1) * 1,000,000 + n`; operators created through the control API
+ * have ranges of their own (bulkIdBases), so every record id is unique across the whole service, as a database's are.
+ */
+export interface IdBases {
+  chargePoint: number;
+  charge: number;
+  /** First id of the charges that appear as the clock moves (live.ts): above every seeded charge of the operator. */
+  liveCharge: number;
+}
+
+function seededIdBases(index: number): IdBases {
+  return { chargePoint: (index + 1) * 10_000, charge: (index + 1) * 1_000_000, liveCharge: (index + 1) * 1_000_000 + 100_000 };
+}
+
+/**
+ * Charge number `i` (0-based) of an operator: its id is `ids.charge + i + 1`. Every value comes from
  * `random`, in a fixed order, so the same stream always yields the same charges.
  */
-function buildCharge(blueprint: OperatorBlueprint, chargePoints: readonly ChargePoint[], random: () => number, index: number, i: number): Charge {
+function buildCharge(blueprint: OperatorBlueprint, chargePoints: readonly ChargePoint[], random: () => number, ids: IdBases, i: number): Charge {
   const chargePoint = pick(random, chargePoints);
   const startedMs = BASE_TIME + Math.floor(random() * 120 * 24) * 60 * 60 * 1000 + Math.floor(random() * 3600) * 1000;
   const roll = random();
@@ -221,7 +247,7 @@ function buildCharge(blueprint: OperatorBlueprint, chargePoints: readonly Charge
   const finished = state === "completed" || state === "stopped";
   const price = round(consumedKwh * blueprint.pricePerKwh, 2);
   return {
-    id: (index + 1) * 1_000_000 + i + 1,
+    id: ids.charge + i + 1,
     chargePointId: chargePoint.id,
     siteId: chargePoint.siteId,
     state,
@@ -241,7 +267,7 @@ function buildCharge(blueprint: OperatorBlueprint, chargePoints: readonly Charge
   };
 }
 
-function buildOperator(blueprint: OperatorBlueprint, random: () => number, index: number): OperatorData {
+function buildOperator(blueprint: OperatorBlueprint, random: () => number, ids: IdBases): OperatorData {
   const operator: Operator = { id: blueprint.id, name: blueprint.name, slug: blueprint.slug };
 
   const teams: Team[] = blueprint.teams.map((team, i) => {
@@ -270,7 +296,7 @@ function buildOperator(blueprint: OperatorBlueprint, random: () => number, index
     }
     const isDc = random() < 0.3;
     const maxKw = isDc ? pick(random, [50, 150, 300]) : pick(random, [11, 22]);
-    const id = (index + 1) * 10_000 + i + 1;
+    const id = ids.chargePoint + i + 1;
     const houseNumber = 1 + Math.floor(random() * 180);
     const zip = `${city.zipPrefix}${String(10 + Math.floor(random() * 89)).padStart(2, "0")}`;
     const created = BASE_TIME - Math.floor(random() * 300) * DAY_MS;
@@ -314,10 +340,10 @@ function buildOperator(blueprint: OperatorBlueprint, random: () => number, index
   }
 
   const charges: Charge[] = [];
-  for (let i = 0; i < blueprint.chargeCount; i += 1) charges.push(buildCharge(blueprint, chargePoints, random, index, i));
+  for (let i = 0; i < blueprint.chargeCount; i += 1) charges.push(buildCharge(blueprint, chargePoints, random, ids, i));
   charges.sort((a, b) => a.id - b.id);
 
-  return { operator, teams, chargePoints, charges };
+  return { operator, teams, chargePoints, charges, profile: { ids, currency: blueprint.currency, pricePerKwh: blueprint.pricePerKwh } };
 }
 
 /**
@@ -351,11 +377,11 @@ export const SEEDED_OPERATORS = BLUEPRINTS.length;
  * and the operator id), so the default seed's stream, and with it every other operator, is untouched and the first
  * charges stay byte-identical whatever the count.
  */
-function withChargeCount(data: OperatorData, blueprint: OperatorBlueprint, index: number, count: number, seed: number): OperatorData {
+function withChargeCount(data: OperatorData, blueprint: OperatorBlueprint, ids: IdBases, count: number, seed: number): OperatorData {
   if (count <= data.charges.length) return { ...data, charges: data.charges.slice(0, count) };
   const random = createPrng((seed ^ Math.imul(blueprint.id, 0x9e3779b1)) >>> 0);
   const charges = [...data.charges];
-  for (let i = charges.length; i < count; i += 1) charges.push(buildCharge(blueprint, data.chargePoints, random, index, i));
+  for (let i = charges.length; i < count; i += 1) charges.push(buildCharge(blueprint, data.chargePoints, random, ids, i));
   return { ...data, charges };
 }
 
@@ -363,11 +389,116 @@ function withChargeCount(data: OperatorData, blueprint: OperatorBlueprint, index
  * Builds the whole seed; the same seed, operator count and charge count always yield byte-identical data.
  * `chargesPerOperator` absent: the counts in the README's table (36, 14, 52, and 2 per extra operator).
  */
-export function buildSeed(seed = 0x5eed_2025, operatorCount = SEEDED_OPERATORS, chargesPerOperator?: number): SeedData {
+export function buildSeed(seed = DEFAULT_SEED, operatorCount = SEEDED_OPERATORS, chargesPerOperator?: number): SeedData {
   const random = createPrng(seed);
   const blueprints = [...BLUEPRINTS];
   for (let n = BLUEPRINTS.length + 1; n <= operatorCount; n += 1) blueprints.push(extraBlueprint(n));
-  const operators = blueprints.map((blueprint, index) => buildOperator(blueprint, random, index));
+  const operators = blueprints.map((blueprint, index) => buildOperator(blueprint, random, seededIdBases(index)));
   if (chargesPerOperator === undefined) return { operators };
-  return { operators: operators.map((data, index) => withChargeCount(data, blueprints[index]!, index, chargesPerOperator, seed)) };
+  return { operators: operators.map((data, index) => withChargeCount(data, blueprints[index]!, seededIdBases(index), chargesPerOperator, seed)) };
 }
+
+// ----- the large operator (README decision 40) ------------------------------------------------------------------
+
+/** The large operator's id: apart from the seeded ones (1001-1003) and the extra ones (1004-1200). */
+export const LARGE_OPERATOR_ID = 2001;
+
+const LARGE_BLUEPRINT: OperatorBlueprint = {
+  id: LARGE_OPERATOR_ID,
+  name: "Nordic Mega Charging",
+  slug: "nordic-mega-charging",
+  code: "NMC",
+  currency: { identifier: "SEK", name: "Swedish krona", decimals: 2 },
+  pricePerKwh: 3.9,
+  chargePointCount: 500,
+  chargeCount: 20_000,
+  teams: [
+    { name: "Nordic Mega Network Operations", type: "operator" },
+    { name: "Nordic Mega Field Service", type: "operator" },
+    { name: "Stockholm Taxi Fleet", type: "professional" },
+    { name: "Göteborg Logistics", type: "professional" },
+    { name: "Øresund Car Sharing", type: "professional" },
+    { name: "Residents Södermalm", type: "private" },
+  ],
+  cities: [
+    { city: "Stockholm", country: "SE", latitude: 59.3293, longitude: 18.0686, streets: ["Drottninggatan", "Götgatan", "Sveavägen", "Hornsgatan"], zipPrefix: "11" },
+    { city: "Gothenburg", country: "SE", latitude: 57.7089, longitude: 11.9746, streets: ["Avenyn", "Linnégatan", "Första Långgatan"], zipPrefix: "41" },
+    { city: "Malmö", country: "SE", latitude: 55.605, longitude: 13.0038, streets: ["Södra Förstadsgatan", "Amiralsgatan", "Östra Rönneholmsvägen"], zipPrefix: "21" },
+    { city: "Uppsala", country: "SE", latitude: 59.8586, longitude: 17.6389, streets: ["Kungsgatan", "Dragarbrunnsgatan"], zipPrefix: "75" },
+    { city: "Copenhagen", country: "DK", latitude: 55.6761, longitude: 12.5683, streets: ["Strøget", "Vesterbrogade", "Nørrebrogade"], zipPrefix: "1" },
+  ],
+  sitePrefixes: ["Depot", "Park & Ride", "Shopping Centre", "Office", "Harbour", "Airport", "Hotel", "Motorway Services"],
+};
+
+/**
+ * "Nordic Mega Charging": 500 charge points, 20,000 charges, six teams, dozens of sites. Built from a PRNG of its own
+ * (seeded with the seed and its id), so it never shifts the stream of the seeded operators, and only when first asked
+ * for (operators.ts): a start that never touches it does not pay for it. Its ids sit in a range of their own (as
+ * seeded operator number 900 would have them), far above every other seeded operator's.
+ */
+export function buildLargeOperator(seed = DEFAULT_SEED): OperatorData {
+  const random = createPrng((seed ^ Math.imul(LARGE_BLUEPRINT.id, 0x9e3779b1)) >>> 0);
+  return buildOperator(LARGE_BLUEPRINT, random, seededIdBases(900));
+}
+
+/** The large operator's name and slug, without building its records (the portal's list, the install's slug). */
+export const LARGE_OPERATOR: Operator = { id: LARGE_BLUEPRINT.id, name: LARGE_BLUEPRINT.name, slug: LARGE_BLUEPRINT.slug };
+export const LARGE_OPERATOR_CURRENCY = LARGE_BLUEPRINT.currency.identifier;
+export const LARGE_OPERATOR_COUNTS = { chargePoints: LARGE_BLUEPRINT.chargePointCount, charges: LARGE_BLUEPRINT.chargeCount, teams: LARGE_BLUEPRINT.teams.length };
+
+// ----- operators created through the control API (README decision 41) -------------------------------------------
+
+/** Bulk operator number `n` (1-based) has the id BULK_OPERATOR_ID_BASE + n. */
+export const BULK_OPERATOR_ID_BASE = 100_000;
+/** How many bulk operators can exist in all: their record ids must fit the ranges below. */
+export const MAX_BULK_OPERATORS = 100_000;
+/** Charge points of every bulk operator. */
+export const BULK_CHARGE_POINTS = 3;
+/** Charges per bulk operator at most (their id range is 1,000 wide). */
+export const MAX_BULK_CHARGES = 1000;
+
+/**
+ * Record ids of bulk operator `n`: charge points from 100,000,000 (10 per operator), charges from 1,100,000,000
+ * (1,000 per operator), and the charges that appear as the clock moves from 4,000,000,000 (a million per operator).
+ * Those last ones are above 2^31 on purpose: the public reference types every id as int64, so an app that stores
+ * them in a 32-bit column breaks here and not in production.
+ */
+export function bulkIdBases(n: number): IdBases {
+  return { chargePoint: 100_000_000 + n * 10, charge: 1_100_000_000 + n * 1000, liveCharge: 4_000_000_000 + n * 1_000_000 };
+}
+
+function bulkBlueprint(n: number, chargeCount: number): OperatorBlueprint {
+  const like = BLUEPRINTS[n % BLUEPRINTS.length]!;
+  return {
+    id: BULK_OPERATOR_ID_BASE + n,
+    name: `Bulk Operator ${n}`,
+    slug: `bulk-operator-${n}`,
+    code: `B${n}`,
+    currency: like.currency,
+    pricePerKwh: like.pricePerKwh,
+    chargePointCount: BULK_CHARGE_POINTS,
+    chargeCount,
+    teams: [{ name: `Bulk Operator ${n} Operations`, type: "operator" }],
+    cities: like.cities.slice(0, 1),
+    sitePrefixes: ["Depot"],
+  };
+}
+
+export function bulkOperatorCurrency(n: number): string {
+  return BLUEPRINTS[n % BLUEPRINTS.length]!.currency.identifier;
+}
+
+/** Bulk operator `n` with `chargeCount` charges: one team, three charge points, from a PRNG of its own. */
+export function buildBulkOperator(n: number, chargeCount: number, seed = DEFAULT_SEED): OperatorData {
+  const blueprint = bulkBlueprint(n, chargeCount);
+  const random = createPrng((seed ^ Math.imul(blueprint.id, 0x9e3779b1)) >>> 0);
+  return buildOperator(blueprint, random, bulkIdBases(n));
+}
+
+export function bulkOperator(n: number): Operator {
+  return { id: BULK_OPERATOR_ID_BASE + n, name: `Bulk Operator ${n}`, slug: `bulk-operator-${n}` };
+}
+
+// ----- shared pieces for records made later (live.ts) -------------------------------------------------------------
+
+export { createPrng, pick, round, iso, CHARGE_STOP_REASONS, CP_STATES };

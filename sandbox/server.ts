@@ -21,7 +21,7 @@ import { discoveryRoutes } from "./idp/discovery.js";
 import { tokenRoutes } from "./idp/token.js";
 import { portalRoutes } from "./portal/routes.js";
 import { controlOriginGuard, hostGuard } from "./request-guard.js";
-import { buildSeed } from "./seed.js";
+import { OperatorDirectory } from "./operators.js";
 import { SandboxStore } from "./store.js";
 import { createWebhookSender } from "./webhooks.js";
 
@@ -37,19 +37,23 @@ export interface Sandbox {
   setPublicUrl(url: string): void;
   /** Writes pending state to disk. */
   flush(): Promise<void>;
+  /** Writes pending state and folds the journal into a snapshot (shutdown). */
+  close(): Promise<void>;
 }
 
 export async function createSandbox(config: SandboxConfig, options: SandboxOptions = {}): Promise<Sandbox> {
   const log = options.log ?? ((line: string) => console.log(`[sandbox] ${line}`));
   const store = await SandboxStore.open(config.dataDir, log);
   const clock = new SandboxClock(store.state.clockOffsetSeconds);
+  const liveDefaults = config.liveData ?? { enabled: false, chargesPerHour: 2 };
+  applyConfiguredLiveSetting(store, liveDefaults, clock.nowMs());
   let publicUrl = config.publicUrl ?? `http://localhost:${config.port}`;
 
   const ctx: SandboxContext = {
     config,
     clock,
     store,
-    seed: buildSeed(undefined, config.operatorCount, config.chargesPerOperator),
+    operators: new OperatorDirectory(config, () => store.state, clock, liveDefaults),
     webhooks: createWebhookSender(config, clock, store, log),
     publicUrl: () => publicUrl,
     issuer: () => `${publicUrl}/idp`,
@@ -93,7 +97,20 @@ export async function createSandbox(config: SandboxConfig, options: SandboxOptio
       publicUrl = url.replace(/\/+$/, "");
     },
     flush: () => store.flush(),
+    close: () => store.close(),
   };
+}
+
+/**
+ * The live-data setting at start (decision 43): the stored one (a control call may have changed it) as long as the
+ * environment says what it said when it was stored, so a restart keeps the hour slots where they were (same clock
+ * position, same data); a changed SANDBOX_LIVE_DATA / SANDBOX_LIVE_CHARGES_PER_HOUR applies, anchored now.
+ */
+function applyConfiguredLiveSetting(store: SandboxStore, configured: { enabled: boolean; chargesPerHour: number }, nowMs: number): void {
+  const stored = store.state.live;
+  if (stored?.configured && stored.configured.enabled === configured.enabled && stored.configured.chargesPerHour === configured.chargesPerHour) return;
+  store.state.live = { ...configured, anchorMs: nowMs, configured: { ...configured } };
+  store.changed();
 }
 
 export interface RunningSandbox {
@@ -130,7 +147,7 @@ export async function startSandbox(config: SandboxConfig, options: SandboxOption
           server.close(() => resolve());
           if ("closeAllConnections" in server) server.closeAllConnections();
         });
-        await sandbox.flush();
+        await sandbox.close();
       })();
       return closing;
     },

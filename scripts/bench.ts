@@ -126,6 +126,8 @@ const stack = await startStack({
     SANDBOX_RATE_LIMIT: "100000",
     // A long charge list to walk (the budget section) and to sync (the sync section).
     SANDBOX_CHARGES_PER_OPERATOR: process.env.BENCH_CHARGES_PER_OPERATOR ?? "2000",
+    // Lists stay as seeded however the clock moves (sandbox/README.md decision 43), so runs compare.
+    SANDBOX_LIVE_DATA: "off",
     ...(OFFSET ? { NEXT_DIST_DIR: `.next-bench-${OFFSET}` } : {}),
   },
   dataDir: OFFSET ? `.data/bench-${OFFSET}` : ".data/bench",

@@ -49,6 +49,9 @@ const env = {
   // the app's rate budget. The budget's own tests set each install's limit at the sandbox
   // (tests/integration/rate-budget.test.ts).
   SANDBOX_RATE_LIMIT: "100000",
+  // The sandbox's data stays as seeded when tests move its clock (it moves with the clock by default:
+  // sandbox/README.md decision 43); a test that wants new charges switches it on (POST /_sandbox/live-data).
+  SANDBOX_LIVE_DATA: "off",
   ...(OFFSET ? { NEXT_DIST_DIR: `.next-test-${OFFSET}` } : {}),
 };
 const stack = await startStack({

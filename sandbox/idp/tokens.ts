@@ -60,8 +60,8 @@ export function findToken(ctx: SandboxContext, value: string, kind: TokenRecord[
 /** A successful refresh revokes every earlier access token of the grant at once (public-facts). Returns how many. */
 export function revokeAccessTokensOfChain(ctx: SandboxContext, chainId: string): number {
   let revoked = 0;
-  for (const token of Object.values(ctx.store.state.tokens)) {
-    if (token.chainId === chainId && token.status === "active" && token.kind === "access") {
+  for (const [, token] of ctx.store.tokensOfChain(chainId)) {
+    if (token.status === "active" && token.kind === "access") {
       token.status = "revoked";
       revoked += 1;
     }
@@ -81,8 +81,7 @@ export interface ChainRevocation {
 export function revokeChain(ctx: SandboxContext, chainId: string, reason: ChainRevocationReason): ChainRevocation {
   let tokensRevoked = 0;
   let installId: number | null = null;
-  for (const token of Object.values(ctx.store.state.tokens)) {
-    if (token.chainId !== chainId) continue;
+  for (const [, token] of ctx.store.tokensOfChain(chainId)) {
     installId = token.installId;
     if (token.status === "active") {
       token.status = "revoked";
@@ -106,8 +105,8 @@ export function revokeChain(ctx: SandboxContext, chainId: string, reason: ChainR
 
 /** Marks every chain of an uninstalled install revoked (its tokens are deleted separately). */
 export function markChainsOfInstallRevoked(ctx: SandboxContext, installId: number): void {
-  for (const chain of Object.values(ctx.store.state.chains)) {
-    if (chain.installId === installId && chain.revokedAtMs === null) {
+  for (const chain of ctx.store.chainsOfInstall(installId)) {
+    if (chain.revokedAtMs === null) {
       chain.revokedAtMs = ctx.clock.nowMs();
       chain.revokedReason = "install_revoked";
     }

@@ -48,7 +48,8 @@ export function portalRoutes(ctx: SandboxContext): Hono {
   const app = new Hono();
   app.get("/", (c) => {
     const current = Number(getCookie(c, OPERATOR_COOKIE));
-    return c.html(operatorPickerPage(ctx.seed.operators.map((o) => o.operator), findOperator(ctx, current)?.operator));
+    // Bulk operators (thousands, made by the control API) are reachable by URL but not listed: the page stays usable.
+    return c.html(operatorPickerPage(ctx.operators.listOperators({ bulk: false }), ctx.operators.describe(current)?.operator, ctx.operators.bulkCount));
   });
 
   app.get("/operators/:operatorId", (c) => {

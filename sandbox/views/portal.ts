@@ -5,7 +5,7 @@ import type { Operator } from "../seed.js";
 import type { InstallRecord } from "../store.js";
 import { layout } from "./layout.js";
 
-export function operatorPickerPage(operators: Operator[], current: Operator | undefined): ReturnType<typeof layout> {
+export function operatorPickerPage(operators: Operator[], current: Operator | undefined, unlisted = 0): ReturnType<typeof layout> {
   return layout({
     title: "Choose an operator",
     who: current?.name ?? null,
@@ -21,6 +21,7 @@ export function operatorPickerPage(operators: Operator[], current: Operator | un
             </li>`,
           )}
         </ul>
+        ${unlisted > 0 ? html`<p class="muted">and ${unlisted} operator(s) created through the control API, not listed: open <code>/portal/operators/&lt;id&gt;</code></p>` : ""}
       </div>`,
   });
 }

@@ -46,7 +46,7 @@ export async function resetWorld(): Promise<void> {
   await control("POST", "/reset");
 }
 
-export async function control<T = unknown>(method: "GET" | "POST" | "PUT" | "DELETE", path: string, body?: unknown): Promise<T> {
+export async function control<T = unknown>(method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE", path: string, body?: unknown): Promise<T> {
   const response = await fetch(`${stack.sandboxUrl}/_sandbox${path}`, {
     method,
     headers: body === undefined ? {} : { "Content-Type": "application/json" },
@@ -225,4 +225,87 @@ export async function tokenCalls(installId?: number): Promise<{ authorization_co
 export async function expireAccessToken(installRowId: string, atService: boolean): Promise<void> {
   await sql("UPDATE token_grants SET access_token_expires_at = now() - interval '1 minute' WHERE install_row_id = $1", [installRowId]);
   if (atService) await control("POST", "/clock/advance", { seconds: 3601 });
+}
+
+// ----- the sandbox at scale: bulk installs, the large operator, live data, record edits, persistence -----
+// (sandbox/README.md decisions 40-44)
+
+/** The large seeded operator: 500 charge points, 20,000 charges (built by the sandbox on first use). */
+export const LARGE_OPERATOR_ID = 2001;
+
+export type BulkInstall = {
+  operatorId: number;
+  installId: number;
+  access_token: string;
+  refresh_token: string;
+  token_type: "bearer";
+  /** 3599, as the token endpoint says. */
+  expires_in: number;
+  /** Space separated, offline_access included, as in a token response. */
+  scope: string;
+};
+
+/**
+ * Creates `count` (≤ 20,000) new operators, each with an active install of the app and a fresh token pair, as if
+ * each had gone through the portal and the app's redirect_uri. The app has none of them until the test stores them.
+ * `scopes`: data scopes, a subset of the app's requested ones (default: all of them); `charges`: per operator (default
+ * 2); `webhooks`: send install.created for each (default false).
+ */
+export async function bulkInstalls(options: { count: number; scopes?: string[]; charges?: number; webhooks?: boolean }): Promise<BulkInstall[]> {
+  return (await control<{ installs: BulkInstall[] }>("POST", "/bulk-installs", options)).installs;
+}
+
+export type RecordKind = "charge-points" | "charges" | "teams";
+
+/** The operator's whole list as the API shows it now (seed, live data, edits), in id order. */
+export function operatorRecords<T = Record<string, unknown> & { id: number }>(operatorId: number, kind: RecordKind): Promise<{ operatorId: number; total: number; data: T[] }> {
+  return control("GET", `/operators/${operatorId}/${kind}`);
+}
+
+/** The record is no longer listed by the API (for deletion detection). */
+export async function deleteSandboxRecord(operatorId: number, kind: RecordKind, recordId: number): Promise<void> {
+  await control("DELETE", `/operators/${operatorId}/${kind}/${recordId}`);
+}
+
+/** A deleted record is listed again, as it was. */
+export async function restoreSandboxRecord(operatorId: number, kind: RecordKind, recordId: number): Promise<void> {
+  await control("POST", `/operators/${operatorId}/${kind}/${recordId}/restore`);
+}
+
+/**
+ * Changes fields of a listed record; charge points and teams get updatedAt = the sandbox clock's now. Charge points:
+ * name, state, visibility, isActive; charges: state, consumedKwh, stopReason; teams: name, type.
+ */
+export async function changeSandboxRecord<T = Record<string, unknown>>(operatorId: number, kind: RecordKind, recordId: number, fields: Record<string, string | number | boolean | null>): Promise<T> {
+  return (await control<{ record: T }>("PATCH", `/operators/${operatorId}/${kind}/${recordId}`, fields)).record;
+}
+
+export type LiveData = {
+  enabled: boolean;
+  chargesPerHour: number;
+  /** When the hour slots start (sandbox clock): slot k shows once anchor + (k + 1) h has passed. */
+  anchor: string;
+  slotHours: number;
+  slotsElapsed: number;
+  configured: { enabled: boolean; chargesPerHour: number };
+};
+
+/** Whether the operators' data moves with the clock. The test stack starts with it off; resetWorld() turns it off again. */
+export function liveData(): Promise<LiveData> {
+  return control<LiveData>("GET", "/live-data");
+}
+
+/**
+ * Switches live data on (anchored at the sandbox clock's now: each whole hour the clock moves after this brings every
+ * operator `chargesPerHour` new charges, default 2) or off (back to the seed's lists).
+ */
+export function setLiveData(setting: { enabled: boolean; chargesPerHour?: number }): Promise<LiveData> {
+  return control<LiveData>("POST", "/live-data", setting);
+}
+
+export type SandboxPersistence = { snapshotBytes: number; journalBytes: number; generation: number; bytesWritten: number; journalAppends: number; compactions: number };
+
+/** How much the sandbox's store has written (after writing what is pending): count bytes, not time. */
+export function sandboxPersistence(): Promise<SandboxPersistence> {
+  return control<SandboxPersistence>("GET", "/persistence?flush=1");
 }

@@ -41,10 +41,10 @@ describe("seed data", () => {
     expect(JSON.stringify(buildSeed())).toBe(JSON.stringify(buildSeed()));
   });
 
-  it("has three operators with different charge point counts so pagination matters", async () => {
+  it("has three operators with different charge point counts so pagination matters, then the large one", async () => {
     const { operators } = await control<{ operators: { id: number; name: string; slug: string; chargePointCount: number }[] }>(env, "GET", "/operators");
-    expect(operators.map((o) => o.id)).toEqual([1001, 1002, 1003]);
-    expect(operators.map((o) => o.chargePointCount)).toEqual([23, 7, 41]);
+    expect(operators.map((o) => o.id)).toEqual([1001, 1002, 1003, 2001]);
+    expect(operators.map((o) => o.chargePointCount)).toEqual([23, 7, 41, 500]);
     expect(operators[0]).toMatchObject({ name: "Northwind Charging", slug: "northwind-charging" });
   });
 

@@ -72,7 +72,7 @@ export interface TestEnv {
   close(): Promise<void>;
 }
 
-export type SandboxOverrides = Partial<Pick<SandboxConfig, "refreshDelayMs" | "rateLimit" | "operatorCount" | "chargesPerOperator">> & { webhookTimeoutMs?: number; reauthReturnUrl?: string };
+export type SandboxOverrides = Partial<Pick<SandboxConfig, "refreshDelayMs" | "rateLimit" | "operatorCount" | "chargesPerOperator" | "liveData">> & { webhookTimeoutMs?: number; reauthReturnUrl?: string };
 
 export async function startTestSandbox(overrides: SandboxOverrides = {}): Promise<TestEnv> {
   const dataDir = await mkdtemp(path.join(tmpdir(), "volt-sandbox-test-"));
@@ -93,6 +93,7 @@ export async function startTestSandbox(overrides: SandboxOverrides = {}): Promis
     rateLimit: overrides.rateLimit ?? { limit: 1000, windowSeconds: 60 },
     operatorCount: overrides.operatorCount,
     chargesPerOperator: overrides.chargesPerOperator,
+    liveData: overrides.liveData,
   };
   const logs: string[] = [];
   const quiet = (line: string): void => {
@@ -271,7 +272,7 @@ export function callApi(env: TestEnv, pathAndQuery: string, accessToken: string)
 }
 
 /** A control API call without checking the status (for tests of the control API's own validation). */
-export function controlRaw(env: TestEnv, method: "GET" | "POST" | "PUT" | "DELETE", pathAndQuery: string, body?: unknown): Promise<Response> {
+export function controlRaw(env: TestEnv, method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE", pathAndQuery: string, body?: unknown): Promise<Response> {
   return fetch(`${env.url}/_sandbox${pathAndQuery}`, {
     method,
     headers: body === undefined ? {} : { "Content-Type": "application/json" },
@@ -279,7 +280,7 @@ export function controlRaw(env: TestEnv, method: "GET" | "POST" | "PUT" | "DELET
   });
 }
 
-export async function control<T>(env: TestEnv, method: "GET" | "POST" | "PUT" | "DELETE", pathAndQuery: string, body?: unknown): Promise<T> {
+export async function control<T>(env: TestEnv, method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE", pathAndQuery: string, body?: unknown): Promise<T> {
   const response = await controlRaw(env, method, pathAndQuery, body);
   if (!response.ok) throw new Error(`control ${method} ${pathAndQuery} → ${response.status} ${await response.text()}`);
   return (await response.json()) as T;

@@ -14,15 +14,16 @@ describe("SANDBOX_OPERATORS", () => {
 
   it("adds plain operators after the three described ones, which stay exactly as they were", async () => {
     const { operators } = await control<Operators>(env, "GET", "/operators");
-    expect(operators).toHaveLength(25);
+    expect(operators).toHaveLength(26); // 25 seeded, then the large operator (decision 40)
     expect(operators.slice(0, 3).map((o) => [o.id, o.chargePointCount])).toEqual([
       [1001, 23],
       [1002, 7],
       [1003, 41],
     ]);
     expect(operators[3]).toMatchObject({ id: 1004, name: "Extra Operator 4", slug: "extra-operator-4", chargePointCount: 3, chargeCount: 2 });
-    expect(operators.at(-1)).toMatchObject({ id: 1025, slug: "extra-operator-25" });
-    expect(new Set(operators.map((o) => o.name)).size).toBe(25);
+    expect(operators[24]).toMatchObject({ id: 1025, slug: "extra-operator-25" });
+    expect(operators.at(-1)).toMatchObject({ id: 2001, slug: "nordic-mega-charging" });
+    expect(new Set(operators.map((o) => o.name)).size).toBe(26);
     // The three described operators' data does not depend on how many others there are.
     expect(buildSeed(undefined, 25).operators.slice(0, 3)).toEqual(buildSeed().operators);
   });
@@ -115,7 +116,8 @@ describe("SANDBOX_CHARGES_PER_OPERATOR", () => {
   it("the API pages through the long list and the control API reports its size", async () => {
     const tokens = await installAndRedeem(env, 1001);
     const { operators } = await control<Operators>(env, "GET", "/operators");
-    expect(operators.map((o) => o.chargeCount)).toEqual([2500, 2500, 2500]);
+    // The large operator keeps its own 20,000 (decision 40): the setting is for the seeded ones.
+    expect(operators.map((o) => o.chargeCount)).toEqual([2500, 2500, 2500, 20_000]);
     const last = (await (await callApi(env, "/charges?page=24&perPage=100", tokens.access_token)).json()) as { data: { id: number }[]; meta: Record<string, number> };
     expect(last.meta).toEqual({ currentPage: 24, perPage: 100, itemCount: 100, totalPageCount: 25, totalItemCount: 2500 });
     expect(last.data.at(-1)?.id).toBe(1_002_500);

@@ -180,6 +180,15 @@ const EnvSchema = z.object({
    */
   JOB_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(10),
   /**
+   * Which jobs this worker process runs (comma-separated: keep-alive, reconcile, sync, retention;
+   * default all). Lets a deployment give the sync its own workers, apart from keep-alive's.
+   */
+  WORKER_JOBS: z
+    .string()
+    .transform((value) => value.split(",").map((s) => s.trim()).filter(Boolean))
+    .pipe(z.array(z.enum(["keep-alive", "reconcile", "sync", "retention"])).min(1, "name at least one job"))
+    .optional(),
+  /**
    * How long a cron route (/api/cron/*) keeps working queued jobs before it answers; keep it inside
    * your serverless platform's function time limit.
    */
@@ -208,6 +217,8 @@ const EnvSchema = z.object({
    */
   SYNC_FULL_PASS_INTERVAL_HOURS: z.coerce.number().min(0).max(24 * 30).default(24),
   /** Days an uninstalled operator's synced data is kept before it is deleted; 0 = at once. */
+  /** How often each active install is synced (the scheduled fan-out runs every 5 minutes; lib/jobs/queues.ts). */
+  SYNC_INTERVAL_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(15),
   SYNC_RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
 
   // ----- sign-in, sessions and abuse limits (docs/security.md) -----

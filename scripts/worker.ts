@@ -31,19 +31,20 @@ installShutdownHandlers({
 });
 const stop = shutdownSignal();
 
-const { JOB_CONCURRENCY, SHUTDOWN_TIMEOUT_SECONDS } = env();
+const { JOB_CONCURRENCY, SHUTDOWN_TIMEOUT_SECONDS, WORKER_JOBS } = env();
 try {
   await startWorkers({
+    kinds: WORKER_JOBS,
     concurrency: JOB_CONCURRENCY,
     onJobStart: (kind, installRowId) => inFlight.add(`${kind} ${installRowId}`),
     onJobEnd: (kind, installRowId) => inFlight.delete(`${kind} ${installRowId}`),
   });
-  await requestScheduledRuns();
+  await requestScheduledRuns(WORKER_JOBS);
 } catch (error) {
   logger.error({ err: error }, "the worker could not start");
   process.exit(1);
 }
-logger.info({ concurrency: JOB_CONCURRENCY }, "worker started");
+logger.info({ concurrency: JOB_CONCURRENCY, jobs: WORKER_JOBS ?? "all" }, "worker started");
 
 if (!stop.aborted) await once(stop, "abort");
 // No new job from here; the jobs in hand finish. pg-boss is given longer than the bound, so that the

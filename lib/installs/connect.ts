@@ -17,6 +17,7 @@ import { AuthorizationCodeSchema } from "@/lib/oauth/authorization-code";
 import { noteTokenEndpointAccepted, openTokenCircuit } from "@/lib/oauth/circuit";
 import { AuthorizationResponseIssuerError, TokenEndpointError, ensureOAuthConfiguration, redeemAuthorizationCode } from "@/lib/oauth/token-endpoint";
 import { storeTokenGrant } from "@/lib/oauth/token-vault";
+import { enqueueFirstSync } from "@/lib/jobs/engine";
 import { resizeBudget } from "@/lib/partner-api/budget";
 import { PartnerApiError } from "@/lib/partner-api/client";
 import { claimAuthorizationCode, markCodeDone, markCodeFailed, readCodeRefusalAlarm } from "./code-claims";
@@ -224,6 +225,9 @@ export async function completeInstall(query: URLSearchParams): Promise<{ install
         logger.warn({ installRowId: install.id, err: error }, "could not size the install's rate budget yet"),
       );
     }
+    await enqueueFirstSync(install.id).catch((error: unknown) =>
+      logger.warn({ installRowId: install.id, err: error }, "could not enqueue the install's first sync; the scheduled sync will pick it up"),
+    );
     logger.info({ installRowId: install.id, installId: owner.installId, operatorId: owner.operatorId }, "install connected");
     return { installRowId: install.id, operatorId: owner.operatorId };
   }

@@ -19,11 +19,12 @@ import { logger } from "@/lib/log";
 import { checkInstall, findInstallsDueForCheck } from "./install-check";
 import { findGrantsDueForKeepAlive, keepInstallAlive } from "./keep-alive";
 import { JOB_SCHEMA, QUEUES } from "./queues";
+import { findInstallsDueForPurge, findInstallsDueForSync, purgeInstallJob, syncInstallJob } from "./sync-jobs";
 
-export type JobKind = "keep-alive" | "reconcile";
+export type JobKind = "keep-alive" | "reconcile" | "sync" | "retention";
 
 /** What a per-install job carries: the install's row id (the singleton key too), and who asked. */
-export type InstallJobData = { installRowId: string; cause: "keep-alive" | "sweep" | "webhook" };
+export type InstallJobData = { installRowId: string; cause: "keep-alive" | "sweep" | "webhook" | "schedule" | "install" };
 
 type KindDefinition = {
   /** The scheduled queue whose job is the fan-out. */
@@ -50,6 +51,20 @@ export const JOB_KINDS: Record<JobKind, KindDefinition> = {
     cause: "sweep",
     findDue: findInstallsDueForCheck,
     work: checkInstall,
+  },
+  sync: {
+    fanOutQueue: QUEUES.sync,
+    installQueue: QUEUES.syncInstall,
+    cause: "schedule",
+    findDue: findInstallsDueForSync,
+    work: syncInstallJob,
+  },
+  retention: {
+    fanOutQueue: QUEUES.retention,
+    installQueue: QUEUES.retentionInstall,
+    cause: "schedule",
+    findDue: findInstallsDueForPurge,
+    work: purgeInstallJob,
   },
 };
 
@@ -140,6 +155,16 @@ export async function enqueueFollowUp(tx: Tx, followUp: FollowUp): Promise<void>
 }
 
 /**
+ * A new install's first sync, right after its callback. Not in the callback's transaction: the
+ * authorization code is spent by then, so a job engine that is away must not fail the install; the
+ * scheduled sync picks the install up within minutes anyway (lib/jobs/queues.ts).
+ */
+export async function enqueueFirstSync(installRowId: string): Promise<void> {
+  const boss = await jobEngine();
+  await boss.send(QUEUES.syncInstall, { installRowId, cause: "install" } satisfies InstallJobData, { singletonKey: installRowId });
+}
+
+/**
  * The fan-out: the installs due now, one per-install job each. An install that already has a job
  * waiting gets no second one (the queue is stately, keyed by install), so running it twice, or on
  * two workers, enqueues each install once.
@@ -160,6 +185,8 @@ export async function fanOut(kind: JobKind, now = new Date()): Promise<{ due: nu
 // ----- working ---------------------------------------------------------------------------------
 
 export type JobSettings = {
+  /** The kinds this process works (and asks runs of at start); default all (WORKER_JOBS). */
+  kinds?: readonly JobKind[];
   /** Per-install jobs worked at once per queue in this process. */
   concurrency: number;
   /** Told when a job starts and ends, for the shutdown's "what was running" line. */
@@ -196,7 +223,7 @@ export async function startWorkers(settings: JobSettings): Promise<void> {
   const boss = await jobEngine("worker");
   const lanes = settings.concurrency >= 2 ? 2 : 1;
   const batchSize = Math.max(1, Math.ceil(settings.concurrency / lanes));
-  for (const kind of Object.keys(JOB_KINDS) as JobKind[]) {
+  for (const kind of settings.kinds ?? (Object.keys(JOB_KINDS) as JobKind[])) {
     const { fanOutQueue, installQueue } = JOB_KINDS[kind];
     await boss.work(fanOutQueue, { pollingIntervalSeconds: 2 }, async () => fanOut(kind));
     await boss.work<InstallJobData>(
@@ -212,9 +239,9 @@ export async function startWorkers(settings: JobSettings): Promise<void> {
  * first keep-alive). Throttled to one per minute per job, so a fleet of workers starting together
  * asks once.
  */
-export async function requestScheduledRuns(): Promise<void> {
+export async function requestScheduledRuns(kinds: readonly JobKind[] = Object.keys(JOB_KINDS) as JobKind[]): Promise<void> {
   const boss = await jobEngine("worker");
-  for (const { fanOutQueue } of Object.values(JOB_KINDS)) {
+  for (const { fanOutQueue } of kinds.map((kind) => JOB_KINDS[kind])) {
     await boss.send(fanOutQueue, null, { singletonKey: "on-start", singletonSeconds: 60 });
   }
 }

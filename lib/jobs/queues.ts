@@ -34,8 +34,18 @@ export const QUEUES = {
    * sweep and for webhook follow-ups (lib/jobs/install-check.ts).
    */
   installCheck: "install-check",
+  /** Scheduled: finds the active installs due for a sync and enqueues one per install. */
+  sync: "sync",
+  /** Per install: one run of the sync (lib/sync; lib/jobs/sync-jobs.ts); also enqueued after the callback. */
+  syncInstall: "sync.install",
+  /** Scheduled: finds revoked installs past SYNC_RETENTION_DAYS that still have synced data. */
+  retention: "retention",
+  /** Per install: delete its synced data in batches (lib/sync/retention.ts). */
+  retentionInstall: "retention.install",
   keepAliveDead: "keep-alive.install.dead-letter",
   installCheckDead: "install-check.dead-letter",
+  syncDead: "sync.install.dead-letter",
+  retentionDead: "retention.install.dead-letter",
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -56,6 +66,8 @@ const DEAD_LETTER: Omit<Queue, "name"> = { policy: "standard", retryLimit: 0, de
 export const QUEUE_DEFINITIONS: Queue[] = [
   { name: QUEUES.keepAliveDead, ...DEAD_LETTER },
   { name: QUEUES.installCheckDead, ...DEAD_LETTER },
+  { name: QUEUES.syncDead, ...DEAD_LETTER },
+  { name: QUEUES.retentionDead, ...DEAD_LETTER },
   {
     name: QUEUES.keepAliveInstall,
     policy: "stately",
@@ -75,10 +87,31 @@ export const QUEUE_DEFINITIONS: Queue[] = [
     expireInSeconds: 5 * 60,
     deleteAfterSeconds: 24 * 3600,
   },
+  {
+    name: QUEUES.syncInstall,
+    policy: "stately",
+    ...PER_INSTALL_RETRIES,
+    deadLetter: QUEUES.syncDead,
+    // A first sync of a large operator pages through tens of thousands of records at the background
+    // share of its budget (minutes); a run still active after 30 minutes belongs to a dead worker,
+    // and its retry resumes from the checkpoint.
+    expireInSeconds: 30 * 60,
+    deleteAfterSeconds: 24 * 3600,
+  },
+  {
+    name: QUEUES.retentionInstall,
+    policy: "stately",
+    ...PER_INSTALL_RETRIES,
+    deadLetter: QUEUES.retentionDead,
+    expireInSeconds: 10 * 60,
+    deleteAfterSeconds: 24 * 3600,
+  },
   // The fan-outs: `singleton` so two runs never overlap (a slow one and the next tick); a failed run
   // is retried once, then the next tick does the same work.
   { name: QUEUES.keepAlive, policy: "singleton", retryLimit: 1, retryDelay: 60, expireInSeconds: 10 * 60, deleteAfterSeconds: 24 * 3600 },
   { name: QUEUES.reconcile, policy: "singleton", retryLimit: 1, retryDelay: 60, expireInSeconds: 10 * 60, deleteAfterSeconds: 24 * 3600 },
+  { name: QUEUES.sync, policy: "singleton", retryLimit: 1, retryDelay: 60, expireInSeconds: 10 * 60, deleteAfterSeconds: 24 * 3600 },
+  { name: QUEUES.retention, policy: "singleton", retryLimit: 1, retryDelay: 60, expireInSeconds: 10 * 60, deleteAfterSeconds: 24 * 3600 },
 ];
 
 /**
@@ -97,8 +130,14 @@ export const QUEUE_DEFINITIONS: Queue[] = [
  * so each install is checked every 10 to 15 minutes: one API call, a thousandth of the install's
  * budget for a minute (contract §8), paid from the background share. At 10,000 installs that is about
  * 17 checks a second across the workers.
+ *
+ * sync, every 5 minutes (offset from the sweep), for active installs not synced for
+ * SYNC_INTERVAL_MINUTES (15): each run is incremental but for a full pass a day (lib/sync/strategy.ts),
+ * paid from the background share, so pages keep the reserve. Retention, daily at 03:37 UTC.
  */
 export const SCHEDULES: { queue: QueueName; cron: string }[] = [
   { queue: QUEUES.keepAlive, cron: "7 * * * *" },
   { queue: QUEUES.reconcile, cron: "*/5 * * * *" },
+  { queue: QUEUES.sync, cron: "2-59/5 * * * *" },
+  { queue: QUEUES.retention, cron: "37 3 * * *" },
 ];

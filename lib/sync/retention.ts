@@ -27,10 +27,8 @@ export type PurgeSummary = {
   stoppedEarly: boolean;
 };
 
-export async function purgeRevokedInstallData(
-  options: { now?: Date; signal?: AbortSignal; batchRows?: number; maxBatches?: number } = {},
-): Promise<PurgeSummary> {
-  const { now = new Date(), signal = shutdownSignal(), batchRows = BATCH_ROWS, maxBatches = 1_000 } = options;
+/** Revoked installs past the retention period that still have synced data. */
+export async function findInstallsDueForPurge(now = new Date()): Promise<string[]> {
   const cutoff = new Date(now.getTime() - env().SYNC_RETENTION_DAYS * 86_400_000);
   // REVOKED is final (lib/installs/state.ts): uninstalled, or superseded by a re-install, whose new
   // install row syncs afresh. Nothing can write to these rows any more (engine.ts, assertInstallActive).
@@ -41,23 +39,47 @@ export async function purgeRevokedInstallData(
         OR EXISTS (SELECT 1 FROM synced_charge_points d WHERE d.install_row_id = i.id)
         OR EXISTS (SELECT 1 FROM synced_teams d WHERE d.install_row_id = i.id)
         OR EXISTS (SELECT 1 FROM sync_checkpoints d WHERE d.install_row_id = i.id))`;
+  return installs.map((row) => row.id);
+}
+
+type PurgeOptions = { signal?: AbortSignal; batchRows?: number; maxBatches?: number };
+
+/** Deletes one install's synced data in batches; `stoppedEarly` when its signal or maxBatches ended it. */
+export async function purgeInstallData(
+  installRowId: string,
+  options: PurgeOptions = {},
+): Promise<{ deleted: PurgeSummary["deleted"]; batches: number; stoppedEarly: boolean }> {
+  const { signal = shutdownSignal(), batchRows = BATCH_ROWS, maxBatches = 1_000 } = options;
+  const deleted: PurgeSummary["deleted"] = { synced_charges: 0, synced_charge_points: 0, synced_teams: 0, sync_checkpoints: 0 };
+  let batches = 0;
+  for (const name of TABLES) {
+    const table = Prisma.raw(name);
+    for (;;) {
+      if (signal.aborted || batches >= maxBatches) return { deleted, batches, stoppedEarly: true };
+      batches += 1;
+      // The table's key is (install_row_id, ...), so the batch is found through the primary key's index.
+      const count = await db().$executeRaw`
+        DELETE FROM ${table} WHERE ctid IN (SELECT ctid FROM ${table} WHERE install_row_id = ${installRowId}::uuid LIMIT ${batchRows})`;
+      deleted[name] += count;
+      if (count < batchRows) break;
+    }
+  }
+  return { deleted, batches, stoppedEarly: false };
+}
+
+/** Every revoked install past the retention period, in turn (the scheduled job purges one install per job). */
+export async function purgeRevokedInstallData(options: { now?: Date } & PurgeOptions = {}): Promise<PurgeSummary> {
+  const { now = new Date(), maxBatches = 1_000 } = options;
+  const installs = await findInstallsDueForPurge(now);
   const summary: PurgeSummary = { installs: installs.length, deleted: { synced_charges: 0, synced_charge_points: 0, synced_teams: 0, sync_checkpoints: 0 }, stoppedEarly: false };
   let batches = 0;
-  outer: for (const { id } of installs) {
-    for (const name of TABLES) {
-      const table = Prisma.raw(name);
-      for (;;) {
-        if (signal.aborted || batches >= maxBatches) {
-          summary.stoppedEarly = true;
-          break outer;
-        }
-        batches += 1;
-        // The table's key is (install_row_id, ...), so the batch is found through the primary key's index.
-        const deleted = await db().$executeRaw`
-          DELETE FROM ${table} WHERE ctid IN (SELECT ctid FROM ${table} WHERE install_row_id = ${id}::uuid LIMIT ${batchRows})`;
-        summary.deleted[name] += deleted;
-        if (deleted < batchRows) break;
-      }
+  for (const id of installs) {
+    const one = await purgeInstallData(id, { ...options, maxBatches: maxBatches - batches });
+    batches += one.batches;
+    for (const name of TABLES) summary.deleted[name] += one.deleted[name];
+    if (one.stoppedEarly) {
+      summary.stoppedEarly = true;
+      break;
     }
   }
   logger.info({ ...summary, retentionDays: env().SYNC_RETENTION_DAYS }, "retention purge of revoked installs' synced data finished");

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { migrateJobSchema } from "../../lib/jobs/schema";
 import { resultOf, runAppWorker, startAppWorker } from "../helpers/app-process";
 import { migratedScratchDatabase } from "../helpers/database";
-import { armApiFault, closeSql, control, installViaPortal, resetWorld, sandboxEvents, sql, stack } from "../helpers/stack";
+import { armApiFault, closeSql, control, installViaPortal, operatorRecords, resetWorld, sandboxEvents, sql, stack } from "../helpers/stack";
 
 beforeEach(resetWorld);
 afterAll(closeSql);
@@ -284,4 +284,52 @@ describe("webhook follow-ups", () => {
     const [row] = await sql<{ last_reconciled_at: Date | null }>("SELECT last_reconciled_at FROM installs WHERE id = $1", [install.installRowId]);
     expect(row!.last_reconciled_at).not.toBeNull();
   });
+});
+
+describe("the sync on the engine", () => {
+  it("a new install is synced right after its callback, by whichever worker takes the job", async () => {
+    const install = await installViaPortal(1001);
+    // The redirect_uri enqueued the first sync (lib/installs/connect.ts): no schedule has run yet.
+    expect((await jobs("sync.install")).map((job) => [job.singleton_key, job.state])).toEqual([[install.installRowId, "created"]]);
+    startWorker();
+    const [done] = await until("the first sync", () => jobs("sync.install"), (rows) => rows.length > 0 && rows.every((job) => job.state === "completed"));
+    expect(done!.output?.outcome).toBe("completed");
+    const [counts] = await sql<{ charge_points: number; charges: number }>(
+      `SELECT (SELECT count(*)::int FROM synced_charge_points WHERE install_row_id = $1) AS charge_points,
+              (SELECT count(*)::int FROM synced_charges WHERE install_row_id = $1) AS charges`,
+      [install.installRowId],
+    );
+    expect(counts).toEqual({ charge_points: (await operatorRecords(1001, "charge-points")).total, charges: (await operatorRecords(1001, "charges")).total });
+  });
+
+  it("two workers never sync the same install at once", async () => {
+    const installs = [];
+    for (let i = 0; i < 3; i++) installs.push(await installViaPortal(1001 + i, { clientAddress: `198.51.100.${i + 1}` }));
+    // Each page takes 200 ms at the API, so that two syncs of one install would overlap if they could.
+    await armApiFault({ path: "/charge-points", mode: "latency", latencyMs: 200, forMs: 60_000 });
+    // One sync at a time per worker, so that both take part.
+    const one = startWorker({ JOB_CONCURRENCY: "1", SYNC_PAGE_SIZE: "2" });
+    const two = startWorker({ JOB_CONCURRENCY: "1", SYNC_PAGE_SIZE: "2" });
+    const boss = new PgBoss({ connectionString: stack.databaseUrl, schema: "pgboss", max: 2, supervise: false, schedule: false, migrate: false, registerInstance: false });
+    await boss.start();
+    try {
+      const stopAt = Date.now() + 8_000;
+      while (Date.now() < stopAt) {
+        for (const install of installs) {
+          await boss.send("sync.install", { installRowId: install.installRowId, cause: "schedule" }, { singletonKey: install.installRowId });
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      await until("every sync to finish", () => jobs("sync.install"), (rows) => rows.every((job) => job.state === "completed"), 60_000);
+    } finally {
+      await boss.stop({ graceful: false });
+    }
+    const done = await jobs("sync.install");
+    for (const install of installs) {
+      const runs = done.filter((job) => job.singleton_key === install.installRowId).sort((a, b) => a.started_on!.getTime() - b.started_on!.getTime());
+      expect(runs.length).toBeGreaterThan(1);
+      for (let i = 1; i < runs.length; i++) expect(runs[i]!.started_on!.getTime()).toBeGreaterThanOrEqual(runs[i - 1]!.completed_on!.getTime());
+    }
+    expect(new Set(done.map((job) => job.output?.pid))).toEqual(new Set([one.child.pid, two.child.pid]));
+  }, 120_000);
 });

@@ -1,0 +1,54 @@
+// The sync and retention as scheduled jobs (issue 12): what the job engine needs from lib/sync.
+//
+//   findInstallsDueForSync / syncInstallJob       the sync of each active install, every
+//                                                 SYNC_INTERVAL_MINUTES, and once right after its
+//                                                 callback (lib/installs/connect.ts)
+//   findInstallsDueForPurge / purgeInstallJob     retention: a revoked install's synced data, once
+//                                                 SYNC_RETENTION_DAYS have passed (lib/sync/retention.ts)
+//
+// Plain functions, run by lib/jobs/engine.ts and testable without it. The engine's per-install
+// queues are keyed by install, so two workers never sync (or purge) one install at once.
+import "server-only";
+import { db } from "@/lib/db/client";
+import { env } from "@/lib/env";
+import { syncInstall } from "@/lib/sync";
+import { findInstallsDueForPurge, purgeInstallData } from "@/lib/sync/retention";
+
+export class SyncFailedError extends Error {
+  constructor(installRowId: string, reason: string | null) {
+    super(`the sync of install ${installRowId} failed (${reason ?? "unknown"}); it resumes from its checkpoint when retried`);
+    this.name = "SyncFailedError";
+  }
+}
+
+/**
+ * Active installs with no sync run started within SYNC_INTERVAL_MINUTES: through
+ * installs_status_last_reconciled_at_idx (status) and sync_runs_install_row_id_started_at_idx.
+ */
+export async function findInstallsDueForSync(now = new Date()): Promise<string[]> {
+  const cutoff = new Date(now.getTime() - env().SYNC_INTERVAL_MINUTES * 60_000);
+  const rows = await db().$queryRaw<{ id: string }[]>`
+    SELECT i.id FROM installs i
+    WHERE i.status = 'ACTIVE'
+      AND NOT EXISTS (SELECT 1 FROM sync_runs r WHERE r.install_row_id = i.id AND r.started_at > ${cutoff})`;
+  return rows.map((row) => row.id);
+}
+
+/**
+ * One install's sync. "stopped" (a 429 it could not wait out, NEEDS_REAUTH, an uninstall, the
+ * process stopping) is an outcome, not a failure: the checkpoint is kept and the next scheduled run
+ * resumes. "failed" throws, so the engine retries it with backoff.
+ */
+export async function syncInstallJob(installRowId: string): Promise<string> {
+  const summary = await syncInstall(installRowId);
+  if (summary.outcome === "failed") throw new SyncFailedError(installRowId, summary.reason);
+  return summary.reason ? `${summary.outcome}:${summary.reason}` : summary.outcome;
+}
+
+export { findInstallsDueForPurge };
+
+/** Retention for one install: "purged", or "more" when its batches ran out (the next run goes on). */
+export async function purgeInstallJob(installRowId: string): Promise<string> {
+  const { stoppedEarly } = await purgeInstallData(installRowId);
+  return stoppedEarly ? "more" : "purged";
+}

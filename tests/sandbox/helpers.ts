@@ -16,6 +16,17 @@ export const WEBHOOK_SECRET = "whsec_test_0123456789";
 export const REDIRECT_URI = "http://localhost:3999/oauth/callback";
 export const REQUESTED_SCOPES = ["charge-points:read", "charge-transactions:read"];
 
+/** The least environment `loadConfig` accepts: for tests of one sandbox setting read from the environment. */
+export const MINIMAL_SANDBOX_ENV: NodeJS.ProcessEnv = {
+  NODE_ENV: "test",
+  OAUTH_CLIENT_ID: "c",
+  OAUTH_CLIENT_SECRET: "s",
+  OAUTH_REDIRECT_URI: "http://localhost:3000/oauth/callback",
+  WEBHOOK_SECRET: "w",
+  WEBHOOK_URL: "http://localhost:3000/api/webhooks",
+  APP_REQUESTED_SCOPES: "charge-points:read",
+};
+
 export interface RecordedWebhook {
   headers: IncomingHttpHeaders;
   rawBody: Buffer;

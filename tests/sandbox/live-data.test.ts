@@ -5,7 +5,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import type { LiveSetting } from "../../sandbox/live.js";
 import { LIVE_SLOT_MS, withLiveData } from "../../sandbox/live.js";
 import { buildSeed } from "../../sandbox/seed.js";
-import { advanceClock, callApi, control, controlRaw, installAndRedeem, resetSandbox, setUpTestSandbox } from "./helpers.js";
+import { MINIMAL_SANDBOX_ENV, advanceClock, callApi, control, controlRaw, installAndRedeem, resetSandbox, setUpTestSandbox } from "./helpers.js";
 
 type Charge = { id: number; state: string; startedAt: string; stoppedAt: string | null; completedAt: string | null; consumedKwh: number; chargePointId: number };
 type ChargePoint = { id: number; state: string; updatedAt: string };
@@ -127,15 +127,7 @@ describe("live data on", () => {
 });
 
 describe("SANDBOX_LIVE_DATA in the environment", () => {
-  const base: NodeJS.ProcessEnv = {
-    NODE_ENV: "test",
-    OAUTH_CLIENT_ID: "c",
-    OAUTH_CLIENT_SECRET: "s",
-    OAUTH_REDIRECT_URI: "http://localhost:3000/oauth/callback",
-    WEBHOOK_SECRET: "w",
-    WEBHOOK_URL: "http://localhost:3000/api/webhooks",
-    APP_REQUESTED_SCOPES: "charge-points:read",
-  };
+  const base = MINIMAL_SANDBOX_ENV;
 
   it("defaults to on with 2 charges an hour; off and other rates are accepted; anything else is refused", async () => {
     const { loadConfig } = await import("../../sandbox/config.js");

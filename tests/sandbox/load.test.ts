@@ -4,7 +4,7 @@
 // identity provider is processing at once (token statistics).
 import { describe, expect, it } from "vitest";
 import { buildSeed } from "../../sandbox/seed.js";
-import { callApi, control, installAndRedeem, refreshTokens, resetSandbox, setUpTestSandbox, type TokenSet } from "./helpers.js";
+import { MINIMAL_SANDBOX_ENV, callApi, control, installAndRedeem, refreshTokens, resetSandbox, setUpTestSandbox, type TokenSet } from "./helpers.js";
 
 type Operators = { operators: { id: number; name: string; slug: string; chargePointCount: number; chargeCount: number }[] };
 type GlobalStats = { refreshes_issued: number; refreshes_in_flight: number; max_refreshes_in_flight: number };
@@ -64,15 +64,7 @@ describe("refreshes in flight (token statistics)", () => {
 });
 
 describe("SANDBOX_OPERATORS in the environment", () => {
-  const base: NodeJS.ProcessEnv = {
-    NODE_ENV: "test",
-    OAUTH_CLIENT_ID: "c",
-    OAUTH_CLIENT_SECRET: "s",
-    OAUTH_REDIRECT_URI: "http://localhost:3000/oauth/callback",
-    WEBHOOK_SECRET: "w",
-    WEBHOOK_URL: "http://localhost:3000/api/webhooks",
-    APP_REQUESTED_SCOPES: "charge-points:read",
-  };
+  const base = MINIMAL_SANDBOX_ENV;
 
   it("defaults to the three described operators, takes up to 200, and refuses fewer than three", async () => {
     const { ConfigError, loadConfig } = await import("../../sandbox/config.js");

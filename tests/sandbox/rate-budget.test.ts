@@ -4,7 +4,7 @@
 // first request after the previous one ended.
 import { beforeEach, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../sandbox/config.js";
-import { advanceClock, callApi, control, controlRaw, installAndRedeem, resetSandbox, setUpTestSandbox } from "./helpers.js";
+import { MINIMAL_SANDBOX_ENV, advanceClock, callApi, control, controlRaw, installAndRedeem, resetSandbox, setUpTestSandbox } from "./helpers.js";
 
 const env = setUpTestSandbox();
 beforeEach(() => resetSandbox(env));
@@ -195,15 +195,7 @@ describe("bad control input", () => {
 });
 
 describe("the configured default (SANDBOX_RATE_LIMIT, SANDBOX_RATE_WINDOW_SECONDS)", () => {
-  const base: NodeJS.ProcessEnv = {
-    NODE_ENV: "test",
-    OAUTH_CLIENT_ID: "c",
-    OAUTH_CLIENT_SECRET: "s",
-    OAUTH_REDIRECT_URI: "http://localhost:3000/oauth/callback",
-    WEBHOOK_SECRET: "w",
-    WEBHOOK_URL: "http://localhost:3000/api/webhooks",
-    APP_REQUESTED_SCOPES: "charge-points:read",
-  };
+  const base = MINIMAL_SANDBOX_ENV;
 
   it("is 1,000 per 60 s (contract §8) unless the environment says otherwise, within the control API's ranges", () => {
     expect(loadConfig(base).rateLimit).toEqual({ limit: 1000, windowSeconds: 60 });

@@ -1,6 +1,8 @@
 // Helpers for integration tests: they run against the stack `npm test` starts (scripts/test.ts),
 // whose addresses and secrets arrive in the environment.
 import pg from "pg";
+import type { ApiRequestCounts } from "../../sandbox/api/counters";
+import type { ArmedApiFault } from "../../sandbox/api/faults";
 
 function required(name: string): string {
   const value = process.env[name];
@@ -107,18 +109,8 @@ export type ApiFaultRequest = {
   resetsIn?: "send" | "omit";
 };
 
-export type ArmedApiFault = {
-  id: number;
-  path: string;
-  mode: ApiFaultRequest["mode"];
-  installId: number | null;
-  remaining: number | null;
-  expiresAt: string | null;
-  latencyMs: number | null;
-  holdMs: number | null;
-  resetsIn: "send" | "omit" | null;
-  affected: number;
-};
+/** One armed fault, as GET /_sandbox/api-faults shows it (sandbox/api/faults.ts). */
+export type { ArmedApiFault };
 
 export async function armApiFault(fault: ApiFaultRequest): Promise<ArmedApiFault> {
   return (await control<{ armed: ArmedApiFault }>("POST", "/api-faults", fault)).armed;
@@ -133,21 +125,8 @@ export async function clearApiFaults(): Promise<void> {
   await control("DELETE", "/api-faults");
 }
 
-export type ApiRequestCounts = {
-  installId: number;
-  /** Requests whose access token resolved to the install, whatever happened next. */
-  total: number;
-  /** HTTP status → count; "no_answer" for connections dropped without an answer. */
-  byStatus: Record<string, number>;
-  /** Requests an API fault affected. */
-  faulted: number;
-  /** The limiter's fixed windows: requests counted in each, and how many it refused. */
-  windows: { startedAt: string; count: number; limited: number }[];
-  /** The most requests that arrived within any span of `peakWindowSeconds`: a client within its budget keeps it ≤ limit. */
-  peakInAnyWindow: number;
-  peakWindowSeconds: number;
-  arrivalsKept: number;
-};
+/** What the sandbox counts per install (sandbox/api/counters.ts; README decision 38). */
+export type { ApiRequestCounts };
 
 /** The install's request counts; `windowSeconds` sets the span of peakInAnyWindow (default: the install's window). */
 export function apiRequestCounts(installId: number, options: { windowSeconds?: number } = {}): Promise<ApiRequestCounts> {

@@ -1,6 +1,7 @@
 // Faults on partner API routes, for a while (POST/GET/DELETE /_sandbox/api-faults; README decision 37): 429 storms with
 // and without RateLimit-ResetsIn, 500 and 503 storms, slow answers and requests never answered, per route and per
 // install, ending after a count or a time. A gateway in front of the limiter: after the token, before the budget.
+import type { ArmedApiFault } from "../../sandbox/api/faults.js";
 import { beforeEach, describe, expect, it } from "vitest";
 import { faultPathMatches } from "../../sandbox/api/faults.js";
 import {
@@ -18,18 +19,7 @@ import {
 const env = setUpTestSandbox();
 beforeEach(() => resetSandbox(env));
 
-interface ArmedFault {
-  id: number;
-  path: string;
-  mode: string;
-  installId: number | null;
-  remaining: number | null;
-  expiresAt: string | null;
-  latencyMs: number | null;
-  holdMs: number | null;
-  resetsIn: "send" | "omit" | null;
-  affected: number;
-}
+type ArmedFault = ArmedApiFault;
 
 const RATE_LIMITED = { status: "TOO_MANY_REQUESTS", errorCode: "RATE_LIMIT_EXCEEDED", message: "Rate limit exceeded" };
 

@@ -2,6 +2,7 @@
 // count instead of time. byStatus, the limiter's windows, faulted requests, and peakInAnyWindow: the most requests that
 // arrived within any span of the install's window, which catches a client that keeps clear of 429s here by bursting
 // across a fixed window's edge but would be refused by a service that counts any other way.
+import type { ApiRequestCounts } from "../../sandbox/api/counters.js";
 import { beforeEach, describe, expect, it } from "vitest";
 import { peakWithinSpan } from "../../sandbox/api/counters.js";
 import { advanceClock, callApi, control, controlRaw, installAndRedeem, resetSandbox, setUpTestSandbox, type TokenSet } from "./helpers.js";
@@ -9,16 +10,7 @@ import { advanceClock, callApi, control, controlRaw, installAndRedeem, resetSand
 const env = setUpTestSandbox();
 beforeEach(() => resetSandbox(env));
 
-interface Counts {
-  installId: number;
-  total: number;
-  byStatus: Record<string, number>;
-  faulted: number;
-  windows: { startedAt: string; count: number; limited: number }[];
-  peakInAnyWindow: number;
-  peakWindowSeconds: number;
-  arrivalsKept: number;
-}
+type Counts = ApiRequestCounts;
 
 function counts(installId: number, query = ""): Promise<Counts> {
   return control<Counts>(env, "GET", `/installs/${installId}/api-requests${query}`);

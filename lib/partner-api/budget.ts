@@ -152,7 +152,10 @@ type Waiter = {
   deadline: number;
   resolve: (grant: BudgetGrant) => void;
   reject: (error: unknown) => void;
-  /** What the budget has told this waiter to wait so far, and its statements' time. */
+  /**
+   * What the budget has told this waiter to wait so far, and its statements' time. Time spent in the
+   * lane's queue behind other callers' statements is neither: it is not waiting for budget.
+   */
   budgetWaitMs: number;
   statementMs: number;
 };
@@ -200,7 +203,6 @@ class Lane {
   }
 
   private async serve(waiter: Waiter, now: number): Promise<void> {
-    // (Time waited in the lane's queue behind other callers' statements is not budget waiting.)
     const remaining = waiter.deadline - now;
     // A page may reserve a slot ahead, leaving a second of its deadline for the request itself;
     // background work only within its short lookahead (in `take`).

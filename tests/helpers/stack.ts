@@ -3,6 +3,7 @@
 import pg from "pg";
 import type { ApiRequestCounts } from "../../sandbox/api/counters";
 import type { ArmedApiFault } from "../../sandbox/api/faults";
+import type { BulkInstall } from "../../sandbox/bulk-installs";
 
 function required(name: string): string {
   const value = process.env[name];
@@ -212,17 +213,8 @@ export async function expireAccessToken(installRowId: string, atService: boolean
 /** The large seeded operator: 500 charge points, 20,000 charges (built by the sandbox on first use). */
 export const LARGE_OPERATOR_ID = 2001;
 
-export type BulkInstall = {
-  operatorId: number;
-  installId: number;
-  access_token: string;
-  refresh_token: string;
-  token_type: "bearer";
-  /** 3599, as the token endpoint says. */
-  expires_in: number;
-  /** Space separated, offline_access included, as in a token response. */
-  scope: string;
-};
+/** One install the sandbox made in bulk, with its tokens (sandbox/bulk-installs.ts). */
+export type { BulkInstall };
 
 /**
  * Creates `count` (≤ 20,000) new operators, each with an active install of the app and a fresh token pair, as if

@@ -6,6 +6,7 @@ import { currentOperator } from "@/lib/auth/operator-session";
 import { env } from "@/lib/env";
 import { loadDashboardInstall } from "@/lib/installs/dashboard";
 import { InstallStatusPanel } from "./install-status";
+import { DashboardNav } from "./nav";
 
 export const dynamic = "force-dynamic";
 
@@ -51,7 +52,12 @@ export default async function DashboardLayout({ children }: { children: React.Re
     <div className="space-y-6">
       {signOut}
       <InstallStatusPanel install={install} />
-      {install.status === "ACTIVE" ? children : null}
+      {install.status === "ACTIVE" ? (
+        <>
+          <DashboardNav />
+          {children}
+        </>
+      ) : null}
     </div>
   );
 }

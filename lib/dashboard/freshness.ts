@@ -1,0 +1,45 @@
+// How fresh the install's local copy of each resource is (issue 13): the dashboard reads the copy
+// the sync keeps (lib/sync), so every page says "as of" when, and a page whose resource has never
+// finished a pass says the copy is still being made. One place for the question "what does the
+// local copy cover?", so each page asks it the same way.
+import "server-only";
+import { db } from "@/lib/db/client";
+import type { ResourceName } from "@/lib/sync/resource";
+
+export type ResourceFreshness = {
+  resource: ResourceName;
+  /** When the last pass over the whole list ended (full or incremental): the copy is complete as of then. Null: no pass has ended yet. */
+  asOf: Date | null;
+  /** A pass is under way (started then), or null. */
+  passStartedAt: Date | null;
+  /** The latest run of this resource's sync, whatever its outcome: why the copy may be older than it should be. */
+  lastRun: { outcome: string; errorKind: string | null; startedAt: Date; finishedAt: Date | null } | null;
+};
+
+const RESOURCES: readonly ResourceName[] = ["teams", "charge_points", "charges"];
+
+/** Two indexed reads: the checkpoints, and the latest run of each resource. */
+export async function loadFreshness(installRowId: string): Promise<Record<ResourceName, ResourceFreshness>> {
+  const [checkpoints, runs] = await Promise.all([
+    db().syncCheckpoint.findMany({
+      where: { installRowId },
+      select: { resource: true, lastPassEndedAt: true, passId: true, passStartedAt: true },
+    }),
+    db().$queryRaw<{ resource: string; outcome: string; error_kind: string | null; started_at: Date; finished_at: Date | null }[]>`
+      SELECT DISTINCT ON (resource) resource, outcome, error_kind, started_at, finished_at
+      FROM sync_runs WHERE install_row_id = ${installRowId}::uuid
+      ORDER BY resource, started_at DESC`,
+  ]);
+  const result = {} as Record<ResourceName, ResourceFreshness>;
+  for (const resource of RESOURCES) {
+    const checkpoint = checkpoints.find((c) => c.resource === resource);
+    const run = runs.find((r) => r.resource === resource);
+    result[resource] = {
+      resource,
+      asOf: checkpoint?.lastPassEndedAt ?? null,
+      passStartedAt: checkpoint?.passId ? checkpoint.passStartedAt : null,
+      lastRun: run ? { outcome: run.outcome, errorKind: run.error_kind, startedAt: run.started_at, finishedAt: run.finished_at } : null,
+    };
+  }
+  return result;
+}

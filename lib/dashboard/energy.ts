@@ -107,7 +107,8 @@ export async function loadEvseOptions(installRowId: string): Promise<EvseOption[
         chargePointId: row.externalId,
         evseId: row.evseId!,
         connectorId: connector.id,
-        label: `${row.name ?? `Charge point ${row.externalId}`} · ${connector.name ?? "Connector"} ${connector.identifier ?? ""}`.trim(),
+        // "Utrecht Depot HPC 01 · connector 1 (CCS2)": the charge point's name, then which of its connectors.
+        label: `${row.name ?? `Charge point ${row.externalId}`} · connector ${connector.identifier ?? connector.id}${connector.name ? ` (${connector.name})` : ""}`,
       })),
   );
 }

@@ -172,6 +172,20 @@ describe("the energy beta", () => {
     expect(html).toContain('data-testid="energy-chart"');
   });
 
+  it("an EVSE of another operator in the address is never asked for: the page falls back to the install's own first EVSE", async () => {
+    const install = await installWith(NORTHWIND, [...BASE_SCOPES, "energy:read"]);
+    await control("PUT", `/operators/${NORTHWIND}/energy-beta`, { enabled: true });
+    const foreign = (await operatorRecords<ChargePoint>(FJORDLINE, "charge-points")).data[0]!;
+    const view = await loadEnergy({ id: install.installRowId, grantedScopes: ["energy:read"] }, { evse: `${foreign.id}:${foreign.connectors[0]!.id}` });
+    expect(view.state).toBe("ok");
+    if (view.state !== "ok") return;
+    expect(view.selected.key).toBe(view.evses[0]!.key);
+    expect(view.evses.some((e) => e.chargePointId === String(foreign.id))).toBe(false);
+    const paths = (await apiCalls(install.installId, /^\/api\/v1\/energy\//)).map((e) => String(e.detail.path));
+    expect(paths).toHaveLength(1);
+    expect(paths[0]).not.toContain(`/charge-points/${foreign.id}/`);
+  });
+
   it("energy:read not granted: the page explains, and the operation is never called", async () => {
     const install = await installWith(NORTHWIND, BASE_SCOPES);
     await control("PUT", `/operators/${NORTHWIND}/energy-beta`, { enabled: true });

@@ -23,7 +23,7 @@ export function EnergyChart({ days }: { days: EnergyDay[] }) {
               return sessions === undefined ? String(label) : `${String(label)} · ${sessions} session${sessions === 1 ? "" : "s"}`;
             }}
           />
-          <Bar dataKey="energyKwh" name="Energy" fill="#4f46e5" radius={[3, 3, 0, 0]} isAnimationActive={false} />
+          <Bar dataKey="energyKwh" name="Energy" fill="#4f46e5" radius={[3, 3, 0, 0]} maxBarSize={56} isAnimationActive={false} />
         </BarChart>
       </ResponsiveContainer>
     </div>

@@ -4,7 +4,7 @@
 // The lib functions are called in this process; the pages are fetched with the operator's session.
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { resultOf, runAppWorker } from "../helpers/app-process";
-import { armApiFault, clearApiFaults, closeSql, control, installViaPortal, operatorRecords, resetWorld, sandboxEvents, sql, stack } from "../helpers/stack";
+import { armApiFault, clearApiFaults, closeSql, control, installViaPortal, operatorRecords, resetWorld, sandboxEvents, setEnergyBeta, sql, stack } from "../helpers/stack";
 
 const { syncInstall } = await import("@/lib/sync");
 const { renameTeamForInstall } = await import("@/lib/dashboard/teams");
@@ -143,7 +143,7 @@ describe("the energy beta", () => {
 
   it("on: the history of the chosen EVSE, its total matching the sandbox's charges, and the chart", async () => {
     const install = await installWith(NORTHWIND, [...BASE_SCOPES, "energy:read"]);
-    await control("PUT", `/operators/${NORTHWIND}/energy-beta`, { enabled: true });
+    await setEnergyBeta(NORTHWIND, { enabled: true });
     const charges = (await operatorRecords<Charge>(NORTHWIND, "charges")).data;
     // The view picks an EVSE with sessions: walk the options until one has some.
     const first = await loadEnergy({ id: install.installRowId, grantedScopes: [...BASE_SCOPES, "energy:read"] }, {});
@@ -174,7 +174,7 @@ describe("the energy beta", () => {
 
   it("an EVSE of another operator in the address is never asked for: the page falls back to the install's own first EVSE", async () => {
     const install = await installWith(NORTHWIND, [...BASE_SCOPES, "energy:read"]);
-    await control("PUT", `/operators/${NORTHWIND}/energy-beta`, { enabled: true });
+    await setEnergyBeta(NORTHWIND, { enabled: true });
     const foreign = (await operatorRecords<ChargePoint>(FJORDLINE, "charge-points")).data[0]!;
     const view = await loadEnergy({ id: install.installRowId, grantedScopes: ["energy:read"] }, { evse: `${foreign.id}:${foreign.connectors[0]!.id}` });
     expect(view.state).toBe("ok");
@@ -188,7 +188,7 @@ describe("the energy beta", () => {
 
   it("energy:read not granted: the page explains, and the operation is never called", async () => {
     const install = await installWith(NORTHWIND, BASE_SCOPES);
-    await control("PUT", `/operators/${NORTHWIND}/energy-beta`, { enabled: true });
+    await setEnergyBeta(NORTHWIND, { enabled: true });
     const { status, html } = await page("/dashboard/energy", install.sessionCookie);
     expect(status).toBe(200);
     expect(html).toContain('data-state="not_granted"');
@@ -198,7 +198,7 @@ describe("the energy beta", () => {
 
   it("a changed answer shape: the \"not understood\" state, not a 500", async () => {
     const install = await installWith(NORTHWIND, [...BASE_SCOPES, "energy:read"]);
-    await control("PUT", `/operators/${NORTHWIND}/energy-beta`, { enabled: true, shape: "changed" });
+    await setEnergyBeta(NORTHWIND, { enabled: true, shape: "changed" });
     const { status, html } = await page("/dashboard/energy", install.sessionCookie);
     expect(status).toBe(200);
     expect(html).toContain('data-state="not_understood"');
@@ -207,7 +207,7 @@ describe("the energy beta", () => {
 
   it("a service error and a bad range each get their own sentence", async () => {
     const install = await installWith(NORTHWIND, [...BASE_SCOPES, "energy:read"]);
-    await control("PUT", `/operators/${NORTHWIND}/energy-beta`, { enabled: true });
+    await setEnergyBeta(NORTHWIND, { enabled: true });
     await armApiFault({ path: "/energy", mode: "error503", forMs: 60_000 });
     const failed = await page("/dashboard/energy", install.sessionCookie);
     expect(failed.status).toBe(200);
@@ -218,7 +218,7 @@ describe("the energy beta", () => {
 
   it("before the charge points are copied, says so instead of calling", async () => {
     const install = await installWith(NORTHWIND, [...BASE_SCOPES, "energy:read"], { sync: false });
-    await control("PUT", `/operators/${NORTHWIND}/energy-beta`, { enabled: true });
+    await setEnergyBeta(NORTHWIND, { enabled: true });
     expect((await page("/dashboard/energy", install.sessionCookie)).html).toContain('data-state="no_evses"');
     expect(await apiCalls(install.installId, /^\/api\/v1\/energy\//)).toHaveLength(0);
   });

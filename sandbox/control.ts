@@ -30,6 +30,7 @@ import { configOf, revokeInstall, updateInstallConfig } from "./installs.js";
 import { EVENT_TYPES, WEBHOOK_EVENT_TYPES, emptyState } from "./store.js";
 import type { InstallRecord } from "./store.js";
 import { BULK_INSTALL_SHAPE, bulkInstallRequestSchema, createBulkInstalls } from "./bulk-installs.js";
+import { energyBetaOf, setEnergyBeta } from "./energy-beta.js";
 import { LIVE_SLOT_MS, slotsElapsed } from "./live.js";
 import type { RecordKind } from "./operators.js";
 import { RECORD_KIND_SEGMENTS, RECORD_PATCH_SHAPES, deleteRecord, patchRecord, recordPatchSchemas, restoreRecord } from "./record-edits.js";
@@ -68,6 +69,7 @@ const scopesBodySchema = z.object({ scopes: z.array(z.string().regex(SCOPE_PATTE
 const rotateSecretSchema = z.object({ client_secret: z.string().min(16).max(200).optional() }).strict();
 const idParamSchema = z.object({ id: z.coerce.number().int().positive() });
 const apiRequestsQuerySchema = z.object({ windowSeconds: z.coerce.number().int().min(1).max(3600).optional() }).strict();
+const energyBetaRequestSchema = z.object({ enabled: z.boolean(), shape: z.enum(["current", "changed"]).optional() }).strict();
 const consumerStatusSchema = z.object({ status: z.enum(["active", "disabled"]) });
 const liveDataRequestSchema = z
   .object({ enabled: z.boolean(), chargesPerHour: z.number().int().min(1).max(MAX_LIVE_CHARGES_PER_HOUR).optional() })
@@ -656,6 +658,22 @@ export function controlRoutes(ctx: SandboxContext): Hono {
     const outcome = patchRecord(ctx, target.operatorId, target.kind, target.recordId, body.data as Record<string, string | number | boolean | null>);
     if (!outcome.ok) return c.json({ error: outcome.message }, outcome.status);
     return c.json({ record: outcome.record });
+  });
+
+  // ----- the EVSE charge-history beta per operator (decision 47) -----
+
+  app.get("/operators/:id/energy-beta", (c) => {
+    const params = idParamSchema.safeParse(c.req.param());
+    if (!params.success || !ctx.operators.describe(params.data.id)) return c.json({ error: "unknown operator" }, 404);
+    return c.json({ operatorId: params.data.id, ...energyBetaOf(ctx, params.data.id) });
+  });
+
+  app.put("/operators/:id/energy-beta", async (c) => {
+    const params = idParamSchema.safeParse(c.req.param());
+    if (!params.success || !ctx.operators.describe(params.data.id)) return c.json({ error: "unknown operator" }, 404);
+    const body = energyBetaRequestSchema.safeParse(await readJson(c));
+    if (!body.success) return bad(c, 'Expected {"enabled": true | false, "shape"?: "current" | "changed"}');
+    return c.json({ operatorId: params.data.id, ...setEnergyBeta(ctx, params.data.id, body.data, "control") });
   });
 
   // ----- data that moves with the clock (decision 43) -----

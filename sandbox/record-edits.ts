@@ -89,10 +89,17 @@ export function restoreRecord(ctx: SandboxContext, operatorId: number, kind: Rec
 }
 
 /** Changes fields of a listed record; charge points and teams get `updatedAt` = now (the sandbox clock). */
-export function patchRecord(ctx: SandboxContext, operatorId: number, kind: RecordKind, recordId: number, patch: Record<string, string | number | boolean | null>): EditOutcome<unknown> {
+export function patchRecord(
+  ctx: SandboxContext,
+  operatorId: number,
+  kind: RecordKind,
+  recordId: number,
+  patch: Record<string, string | number | boolean | null>,
+  by: "control" | "api" = "control",
+): EditOutcome<unknown> {
   if (!listed(ctx, operatorId, kind, recordId)) return { ok: false, status: 404, message: `operator ${operatorId} lists no ${kind} record ${recordId}` };
   const previous = editOf(ctx, operatorId, kind, recordId);
   writeEdit(ctx, operatorId, kind, recordId, { deletedAt: null, patch: { ...previous?.patch, ...patch }, updatedAt: ctx.clock.now().toISOString() });
-  ctx.store.addEvent("control", ctx.clock.now(), { action: "record_changed", operator_id: operatorId, kind, record_id: recordId, fields: Object.keys(patch) });
+  ctx.store.addEvent("control", ctx.clock.now(), { action: "record_changed", by, operator_id: operatorId, kind, record_id: recordId, fields: Object.keys(patch) });
   return { ok: true, record: listed(ctx, operatorId, kind, recordId) ?? null };
 }

@@ -50,6 +50,14 @@ export function allowsRead(granted: readonly string[], resource: string): boolea
   return granted.some((scope) => scope === resource || scope === `${resource}:read` || scope === `${resource}:write`);
 }
 
+/**
+ * Sandbox decision (README decision 45): changing resource R needs "R:write"; "R", "R:read" (read only, contract §2) and
+ * "R:delete" do not allow it.
+ */
+export function allowsWrite(granted: readonly string[], resource: string): boolean {
+  return granted.includes(`${resource}:write`);
+}
+
 /** Data scopes only (what the consumer record lists): offline_access is about tokens, not data. */
 export function dataScopes(scopes: readonly string[]): string[] {
   return scopes.filter((scope) => scope !== OFFLINE_ACCESS);

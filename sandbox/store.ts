@@ -169,6 +169,14 @@ const bulkOperatorsSchema = z.object({
   batches: z.array(z.object({ first: z.number().int(), count: z.number().int(), charges: z.number().int() })),
 });
 
+/** The EVSE charge-history beta per operator (energy-beta.ts, decision 47): off unless listed here with enabled true. */
+const energyBetaSchema = z.object({
+  enabled: z.boolean(),
+  /** "current": the sandbox's documented shape; "changed": a later beta shape an app does not know yet (contract §4.3, §9). */
+  shape: z.enum(["current", "changed"]),
+  changedAt: z.string(),
+});
+
 const stateSchema = z.object({
   version: z.literal(1),
   /** Which journal belongs to this snapshot (decision 42); a journal of another generation is stale. */
@@ -196,6 +204,8 @@ const stateSchema = z.object({
   bulkOperators: bulkOperatorsSchema.default({ count: 0, batches: [] }),
   /** Operator id → its edited records. */
   recordEdits: z.record(z.string(), operatorEditsSchema).default({}),
+  /** Operator id → its EVSE charge-history beta switch (written as a whole, so one root field). */
+  energyBeta: z.record(z.string(), energyBetaSchema).default({}),
 });
 
 export type InstallRecord = z.infer<typeof installSchema>;
@@ -220,6 +230,7 @@ export type RecordEdit = z.infer<typeof recordEditSchema>;
 export type OperatorEdits = z.infer<typeof operatorEditsSchema>;
 export type LiveDataRecord = z.infer<typeof liveDataSchema>;
 export type BulkOperators = z.infer<typeof bulkOperatorsSchema>;
+export type EnergyBetaRecord = z.infer<typeof energyBetaSchema>;
 
 const MAX_EVENTS = 5000;
 const MAX_DELIVERIES = 1000;
@@ -249,6 +260,7 @@ export function emptyState(): SandboxState {
     live: null,
     bulkOperators: { count: 0, batches: [] },
     recordEdits: {},
+    energyBeta: {},
   };
 }
 

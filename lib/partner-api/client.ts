@@ -30,7 +30,10 @@ import {
   ConsumerSchema,
   NeedsReauthBodySchema,
   RawListPageSchema,
+  TeamSchema,
+  AnyJsonSchema,
   type ChargePage,
+  type Team,
   type ChargePointPage,
   type Consumer,
   type RawListPage,
@@ -70,6 +73,11 @@ export class PartnerApiError extends Error {
       installId?: number;
       /** Seconds until the rate window resets (the API's RateLimit-ResetsIn), or until budget is free. */
       resetsInSeconds?: number;
+      /**
+       * bad_request only: the service's own explanation (`message`, public-facts.md "Errors"),
+       * shortened, for a form to show next to what the operator typed. Never holds a token.
+       */
+      serviceMessage?: string;
     } = {},
   ) {
     super(`partner API: ${kind}${status ? ` (HTTP ${status}${errorCode ? ` ${errorCode}` : ""})` : ""}`);
@@ -106,7 +114,8 @@ async function classifyFailure(response: Response): Promise<PartnerApiError> {
   }
   if (status === 404) return new PartnerApiError("not_found", status, errorCode);
   if (status >= 500) return new PartnerApiError("unavailable", status, errorCode);
-  return new PartnerApiError("bad_request", status, errorCode);
+  const message = parsed.success ? parsed.data.message?.slice(0, 300) : undefined;
+  return new PartnerApiError("bad_request", status, errorCode, message ? { serviceMessage: message } : {});
 }
 
 /**
@@ -191,9 +200,11 @@ async function budgetFor(call: ApiCall): Promise<BudgetGrant> {
 }
 
 type RequestSpec<T extends z.ZodType> = {
-  method: "GET";
+  method: "GET" | "POST" | "PATCH";
   path: string;
   query?: Record<string, string | number | undefined>;
+  /** A JSON body (POST, PATCH). */
+  body?: unknown;
   schema: T;
 };
 
@@ -232,7 +243,12 @@ async function request<T extends z.ZodType>(accessToken: string, call: ApiCall |
     try {
       response = await fetch(url, {
         method: spec.method,
-        headers: { Authorization: `Bearer ${accessToken}`, Accept: "application/json" },
+        headers: {
+          Authorization: `Bearer ${accessToken}`,
+          Accept: "application/json",
+          ...(spec.body === undefined ? {} : { "Content-Type": "application/json" }),
+        },
+        body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
         signal: AbortSignal.timeout(timeoutMs),
         cache: "no-store",
       });
@@ -306,4 +322,35 @@ export type ListPath = "/charge-points" | "/charges" | "/teams";
  */
 export function fetchListPage(accessToken: string, call: ApiCall, path: ListPath, page: { page: number; perPage: number }): Promise<RawListPage> {
   return request(accessToken, call, { method: "GET", path, query: page, schema: RawListPageSchema });
+}
+
+/**
+ * Renames one of the operator's teams (scope teams:write). The contract names the scope but not the
+ * operation; this is the sandbox's shape (docs/spec-gaps.md, sandbox/README.md decision 45):
+ * `PATCH /teams/{id}` with `{"name"}`, answering the team as listed. Not retried after a 5xx or a
+ * lost answer (only GET is: RFC 9110 §9.2.2 does not make PATCH idempotent); a 429 is retried, as
+ * the service did nothing with it.
+ */
+export function renameTeam(accessToken: string, call: ApiCall, teamId: string, name: string): Promise<Team> {
+  return request(accessToken, call, { method: "PATCH", path: `/teams/${encodeURIComponent(teamId)}`, body: { name }, schema: TeamSchema });
+}
+
+/** Where one EVSE is, in the terms of the charge-history operation's three path parameters (contract §4.3). */
+export type EvseRef = { chargePointId: string; evseId: string; connectorId: string };
+
+/**
+ * The EVSE charge history (contract §4.3, beta, scope energy:read). Method, path and parameter names
+ * come from the configuration (ENERGY_API_*), the contract shows none of them; the answer is left as
+ * the service sent it, for lib/dashboard/energy.ts to read tolerantly (its structure may change: §9).
+ * With POST, the parameters travel as a JSON body instead of the query.
+ */
+export function fetchEvseChargeHistory(accessToken: string, call: ApiCall, evse: EvseRef, range: { from?: string; to?: string; limit?: number }): Promise<unknown> {
+  const { ENERGY_API_METHOD, ENERGY_API_PATH, ENERGY_API_FROM_PARAM, ENERGY_API_TO_PARAM, ENERGY_API_LIMIT_PARAM } = env();
+  const path = ENERGY_API_PATH.replace("{chargePointId}", encodeURIComponent(evse.chargePointId))
+    .replace("{evseId}", encodeURIComponent(evse.evseId))
+    .replace("{connectorId}", encodeURIComponent(evse.connectorId));
+  const parameters = { [ENERGY_API_FROM_PARAM]: range.from, [ENERGY_API_TO_PARAM]: range.to, [ENERGY_API_LIMIT_PARAM]: range.limit };
+  return ENERGY_API_METHOD === "GET"
+    ? request(accessToken, call, { method: "GET", path, query: parameters, schema: AnyJsonSchema })
+    : request(accessToken, call, { method: "POST", path, body: parameters, schema: AnyJsonSchema });
 }

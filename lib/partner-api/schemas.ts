@@ -99,3 +99,19 @@ export type Charge = z.infer<typeof ChargeSchema>;
 
 export const ChargePageSchema = listEnvelopeSchema(ChargeSchema);
 export type ChargePage = z.infer<typeof ChargePageSchema>;
+
+/** public-facts.md "Team": what the rename answers (lib/partner-api/client.ts renameTeam). */
+export const TeamSchema = z
+  .object({
+    // Not IdSchema: the record is kept exactly as the service sent it (synced_teams.raw, as the sync
+    // keeps it), so the next sync pass sees no difference.
+    id: z.union([z.number().int(), z.string().min(1)]),
+    name: z.string().nullish(),
+    type: z.string().nullish(),
+    updatedAt: z.string().nullish(),
+  })
+  .loose();
+export type Team = z.infer<typeof TeamSchema>;
+
+/** Any JSON answer, read further by its caller (the beta EVSE charge history: lib/dashboard/energy.ts). */
+export const AnyJsonSchema = z.unknown();

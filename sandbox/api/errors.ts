@@ -39,6 +39,20 @@ export const apiErrors = {
     }),
   badRequest: (message: string, field: string) =>
     new ApiError(400, { status: "BAD_REQUEST", errorCode: "BAD_REQUEST", message, context: { field } }),
+  /** A record the caller's operator does not list (another operator's is the same answer: nothing is revealed). */
+  recordNotFound: (kind: string, id: string | number) =>
+    new ApiError(404, { status: "NOT_FOUND", errorCode: "RESOURCE_NOT_FOUND", message: `No ${kind} ${id} for this operator`, context: { resource: kind } }),
+  /**
+   * README decision 47: a beta operation not enabled for the caller's operator account (contract §4.3: "off by default,
+   * enabled per operator account on request"). A 403 with its own errorCode, apart from ACCESS_FORBIDDEN (a scope).
+   */
+  featureNotEnabled: (feature: string) =>
+    new ApiError(403, {
+      status: "FORBIDDEN",
+      errorCode: "FEATURE_NOT_ENABLED",
+      message: `The ${feature} (beta) is not enabled for this operator account. The operator can ask for it through their business partner contact.`,
+      context: { feature },
+    }),
   notFound: (path: string) =>
     new ApiError(404, { status: "NOT_FOUND", errorCode: "RESOURCE_NOT_FOUND", message: `No resource at ${path}`, context: {} }),
   /** `resetsIn` null: a 429 that says nothing about when to come back (an injected fault with resetsIn "omit"). */

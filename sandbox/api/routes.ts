@@ -11,7 +11,9 @@ import type { SandboxContext } from "../context.js";
 import { findOperator } from "../context.js";
 import { dropConnection } from "../drop-connection.js";
 import { findToken } from "../idp/tokens.js";
-import { allowsRead } from "../scopes.js";
+import { energyBetaOf, energyHistoryBody, energyPathSchema, energyQuerySchema, findEvse } from "../energy-beta.js";
+import { patchRecord } from "../record-edits.js";
+import { allowsRead, allowsWrite } from "../scopes.js";
 import type { OperatorData } from "../seed.js";
 import type { ConsumerRecord, InstallRecord } from "../store.js";
 import type { RateBudget } from "./budget.js";
@@ -24,10 +26,12 @@ interface Caller {
   operator: OperatorData;
 }
 
-/** A read needs one of these scopes. */
+/** A read or a write needs one of these scopes. */
 interface ScopeRule {
-  /** Resource name whose R, R:read or R:write grants the read (sandbox decision, see README). */
+  /** Resource name whose R, R:read or R:write grants the read; only R:write grants a write (README decisions 12, 45). */
   resource: string;
+  /** Default "read". */
+  access?: "read" | "write";
   /** The scope named in a 403, the one an app should request. */
   display: string;
 }
@@ -65,6 +69,34 @@ function paginate<T>(c: Context, items: readonly T[]): { data: T[]; meta: Record
       totalItemCount: items.length,
     },
   };
+}
+
+/** A team id in a path: the int64 of public-facts.md "Team". */
+const teamIdSchema = z.string().regex(/^[1-9]\d{0,18}$/, "teamId must be a positive integer").transform(Number);
+
+/**
+ * README decision 45: the body of PATCH /teams/{id}. Only `name` may change (a team's `type` is the service's business);
+ * trimmed, 1 to 100 characters, no control characters. Unknown fields are refused, so a typo is not silently ignored.
+ */
+const teamPatchSchema = z
+  .object({
+    name: z
+      .string({ message: "name must be a string" })
+      .trim()
+      .min(1, "name must not be empty")
+      .max(100, "name must be at most 100 characters")
+      .refine((name) => !/\p{Cc}/u.test(name), "name must not contain control characters"),
+  })
+  .strict();
+
+/** The request body as JSON, or a 400 the caller can act on. */
+async function readJsonBody(c: Context): Promise<unknown> {
+  if (!(c.req.header("content-type") ?? "").toLowerCase().startsWith("application/json")) throw apiErrors.badRequest("Send the body as application/json", "body");
+  try {
+    return await c.req.json();
+  } catch {
+    throw apiErrors.badRequest("The body is not valid JSON", "body");
+  }
 }
 
 /** Where apiRoutes is mounted; API-fault paths are relative to it. */
@@ -117,7 +149,7 @@ export function apiRoutes(ctx: SandboxContext): Hono {
       throw apiErrors.needsReauth(install.installId, ctx.config.client.appName, reauthUrl(ctx, install.installId));
     }
     // The consumer's scopes follow the install, so a re-consent widens existing tokens too (contract §3).
-    if (rule && !allowsRead(consumer.scopes, rule.resource)) throw apiErrors.accessForbidden(rule.display);
+    if (rule && !(rule.access === "write" ? allowsWrite : allowsRead)(consumer.scopes, rule.resource)) throw apiErrors.accessForbidden(rule.display);
     const operator = findOperator(ctx, install.operatorId);
     if (!operator) throw apiErrors.invalidAccessToken();
     return { install, consumer, operator };
@@ -144,7 +176,7 @@ export function apiRoutes(ctx: SandboxContext): Hono {
    * Wraps a handler: resolve the token, apply an armed fault, admit, run, map errors; then log method/path/install/
    * status to the event log and count the request for the install (api/counters.ts).
    */
-  function route(rule: ScopeRule | null, handler: (c: Context, caller: Caller) => Response) {
+  function route(rule: ScopeRule | null, handler: (c: Context, caller: Caller) => Response | Promise<Response>) {
     return async (c: Context): Promise<Response> => {
       const url = new URL(c.req.url);
       let installId: number | null = null;
@@ -163,14 +195,14 @@ export function apiRoutes(ctx: SandboxContext): Hono {
         if (fault?.mode === "latency") {
           // A slow service: the request is processed as usual once the wait is over, unless the client gave up first.
           held = await ctx.apiFaults.hold(fault.latencyMs, c.req.raw.signal);
-          if (held === "elapsed") response = handler(c, admit(c, install, rule));
+          if (held === "elapsed") response = await handler(c, admit(c, install, rule));
         } else if (fault?.mode === "timeout") {
           // Accepted and never answered: held until the client gives up, the hold ends or the sandbox closes, then dropped.
           held = await ctx.apiFaults.hold(fault.holdMs, c.req.raw.signal);
         } else if (fault) {
           throwFaultAnswer(c, install, fault);
         } else {
-          response = handler(c, admit(c, install, rule));
+          response = await handler(c, admit(c, install, rule));
         }
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
@@ -226,6 +258,49 @@ export function apiRoutes(ctx: SandboxContext): Hono {
   );
 
   app.get("/teams", route({ resource: "teams", display: "teams:read" }, (c, { operator }) => c.json(paginate(c, operator.teams))));
+
+  // ----- the teams write (README decision 45; contract §2 names teams:write, not the operation) -----
+
+  app.patch(
+    "/teams/:teamId",
+    route({ resource: "teams", display: "teams:write", access: "write" }, async (c, { operator }) => {
+      const teamId = teamIdSchema.safeParse(c.req.param("teamId"));
+      if (!teamId.success) throw apiErrors.badRequest(teamId.error.issues[0]?.message ?? "Bad team id", "teamId");
+      const body = teamPatchSchema.safeParse(await readJsonBody(c));
+      if (!body.success) {
+        const issue = body.error.issues[0];
+        throw apiErrors.badRequest(issue?.message ?? "Bad body", String(issue?.path[0] ?? "body"));
+      }
+      // Another operator's team answers as an unknown one: the caller learns nothing about it.
+      const outcome = patchRecord(ctx, operator.operator.id, "teams", teamId.data, { name: body.data.name }, "api");
+      if (!outcome.ok) throw apiErrors.recordNotFound("team", teamId.data);
+      return c.json(outcome.record);
+    }),
+  );
+
+  // ----- the EVSE charge history, beta (contract §4.3; README decisions 46 and 47) -----
+
+  app.get(
+    "/energy/charge-points/:chargePointId/evses/:evseId/connectors/:connectorId/charges",
+    route({ resource: "energy", display: "energy:read" }, (c, { operator }) => {
+      const beta = energyBetaOf(ctx, operator.operator.id);
+      if (!beta.enabled) throw apiErrors.featureNotEnabled("EVSE charge history");
+      const path = energyPathSchema.safeParse(c.req.param());
+      if (!path.success) {
+        const issue = path.error.issues[0];
+        throw apiErrors.badRequest(issue?.message ?? "Bad path", String(issue?.path[0] ?? "path"));
+      }
+      const query = energyQuerySchema.safeParse(c.req.query());
+      if (!query.success) {
+        const issue = query.error.issues[0];
+        throw apiErrors.badRequest(`${String(issue?.path[0] ?? "query")}: ${issue?.message ?? "bad value"}`, String(issue?.path[0] ?? "query"));
+      }
+      if (query.data.from && query.data.to && Date.parse(query.data.from) > Date.parse(query.data.to)) throw apiErrors.badRequest("from must not be after to", "from");
+      const evse = findEvse(operator, path.data);
+      if (!evse) throw apiErrors.recordNotFound("EVSE", `${path.data.chargePointId}/${path.data.evseId}/${path.data.connectorId}`);
+      return c.json(energyHistoryBody(operator, evse, query.data, beta.shape));
+    }),
+  );
 
   app.all("*", (c) => {
     const error = apiErrors.notFound(new URL(c.req.url).pathname);

@@ -6,6 +6,7 @@ import { changeRequestedScopes, clientExists, normalizeRequestedScopes, reauthUr
 import { OFFLINE_ACCESS, SCOPE_PATTERN } from "../config.js";
 import type { SandboxContext } from "../context.js";
 import { findOperator } from "../context.js";
+import { energyBetaOf, setEnergyBeta } from "../energy-beta.js";
 import { SCOPES_SUPPORTED } from "../scopes.js";
 import { consolePage, type ConsoleView } from "../views/console.js";
 
@@ -22,6 +23,10 @@ const scopesFormSchema = z.object({
     .optional()
     .transform((value) => (value ?? "").split(/\s+/).filter((scope) => scope.length > 0))
     .pipe(z.array(scopeSchema)),
+});
+const energyBetaFormSchema = z.object({
+  operatorId: z.coerce.number().int().positive(),
+  enabled: z.enum(["true", "false"]).transform((value) => value === "true"),
 });
 const consoleQuerySchema = z.object({
   change: z.enum(["widened", "narrowed", "unchanged"]).optional(),
@@ -47,6 +52,11 @@ export function consoleRoutes(ctx: SandboxContext): Hono {
         install,
         operatorName: findOperator(ctx, install.operatorId)?.operator.name ?? `operator ${install.operatorId}`,
         reauthUrl: install.needsReauth ? reauthUrl(ctx, install.installId) : null,
+      })),
+      energyBeta: ctx.operators.listOperators({ bulk: false }).map((operator) => ({
+        operatorId: operator.id,
+        operatorName: operator.name,
+        enabled: energyBetaOf(ctx, operator.id).enabled,
       })),
       notice,
       error,
@@ -79,6 +89,14 @@ export function consoleRoutes(ctx: SandboxContext): Hono {
     const change = changeRequestedScopes(ctx, scopes, "console");
     const kind = change.widened ? "widened" : change.removed.length > 0 ? "narrowed" : "unchanged";
     return c.redirect(`/console?change=${kind}&flagged=${change.flaggedInstallIds.length}`, 303);
+  });
+
+  // The service operator's per-account switch for the EVSE charge-history beta (same move as PUT /_sandbox/operators/:id/energy-beta).
+  app.post("/energy-beta", async (c) => {
+    const form = energyBetaFormSchema.safeParse(await c.req.parseBody());
+    if (!form.success || !ctx.operators.describe(form.data.operatorId)) return c.html(consolePage(view(null, "Beta switch not changed: unknown operator.")), 400);
+    setEnergyBeta(ctx, form.data.operatorId, { enabled: form.data.enabled }, "console");
+    return c.redirect("/console", 303);
   });
 
   return app;

@@ -15,6 +15,8 @@ export interface ConsoleView {
   /** Known data scopes offered as checkboxes (the requested ones are ticked). */
   knownScopes: string[];
   installs: { install: InstallRecord; operatorName: string; reauthUrl: string | null }[];
+  /** The EVSE charge-history beta of each seeded operator (decision 47: the service operator's switch). */
+  energyBeta: { operatorId: number; operatorName: string; enabled: boolean }[];
   /** What the last save did (from the redirect's query). */
   notice: { kind: "success" | "notice"; text: string } | null;
   error: string | null;
@@ -83,6 +85,27 @@ export function consolePage(view: ConsoleView): ReturnType<typeof layout> {
                 )}
               </tbody>
             </table>`}
+      </div>
+      <div class="card">
+        <h2>Beta: EVSE charge history</h2>
+        <p class="muted">Off by default. The service enables it per operator account when the operator asks their
+          business partner contact (contract §4.3). Off, the operation answers 403 <code>FEATURE_NOT_ENABLED</code>.</p>
+        <table class="events" aria-label="EVSE charge history per operator">
+          <thead><tr><th>Operator</th><th>Status</th><th></th></tr></thead>
+          <tbody>
+            ${view.energyBeta.map(
+              (row) => html`<tr data-operator-id="${row.operatorId}">
+                <td>${row.operatorName}</td>
+                <td>${row.enabled ? html`<span class="badge ok">Enabled</span>` : "Off"}</td>
+                <td><form method="post" action="/console/energy-beta">
+                  <input type="hidden" name="operatorId" value="${row.operatorId}">
+                  <input type="hidden" name="enabled" value="${row.enabled ? "false" : "true"}">
+                  <button type="submit" aria-label="${row.enabled ? "Disable" : "Enable"} for ${row.operatorName}">${row.enabled ? "Disable" : "Enable"}</button>
+                </form></td>
+              </tr>`,
+            )}
+          </tbody>
+        </table>
       </div>`,
   });
 }

@@ -46,6 +46,9 @@
 //                             one syncInstall run per install, all at once in this process; prints each
 //                             summary and the client's counters per install (the bench's sync section)
 //   purge                     one retention purge of revoked installs' synced data; prints its summary
+//   rename-team <id> <teamId> <name>
+//                             the Teams page's write (lib/dashboard/teams.ts renameTeamForInstall), as the
+//                             server action calls it once the session is checked; prints the outcome
 import { createInterface } from "node:readline";
 import { InstallFailedError, completeInstall } from "../../lib/installs/connect";
 import { fetchInstallChargePoints, fetchInstallSummary } from "../../lib/installs/dashboard";
@@ -61,6 +64,7 @@ import { apiCounters, fetchChargePoints, fetchCharges, fetchConsumer, type ApiCo
 import { walkPages } from "../../lib/partner-api/paginate";
 import type { Priority } from "../../lib/partner-api/budget";
 import { purgeRevokedInstallData, syncInstall } from "../../lib/sync";
+import { renameTeamForInstall } from "../../lib/dashboard/teams";
 
 const [command, installRowId = "", countArg = "1"] = process.argv.slice(2);
 const realFetch = globalThis.fetch;
@@ -302,6 +306,9 @@ switch (command) {
   }
   case "purge":
     console.log(JSON.stringify(await purgeRevokedInstallData()));
+    break;
+  case "rename-team":
+    console.log(JSON.stringify(await renameTeamForInstall(installRowId, { teamId: countArg, name: process.argv[5] ?? "" })));
     break;
   default:
     console.error(`unknown command ${command}`);

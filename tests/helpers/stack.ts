@@ -280,3 +280,12 @@ export type SandboxPersistence = { snapshotBytes: number; journalBytes: number; 
 export function sandboxPersistence(): Promise<SandboxPersistence> {
   return control<SandboxPersistence>("GET", "/persistence?flush=1");
 }
+
+// ----- the EVSE charge-history beta per operator (sandbox/README.md decision 47) -----
+
+export type EnergyBeta = { operatorId: number; enabled: boolean; shape: "current" | "changed"; changedAt: string | null };
+
+/** Switches the operator's EVSE charge-history beta (off by default; a reset turns it off). "changed": a later beta's answer shape. */
+export function setEnergyBeta(operatorId: number, setting: { enabled: boolean; shape?: "current" | "changed" }): Promise<EnergyBeta> {
+  return control<EnergyBeta>("PUT", `/operators/${operatorId}/energy-beta`, setting);
+}

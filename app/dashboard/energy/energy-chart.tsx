@@ -1,0 +1,31 @@
+"use client";
+// Energy per day as a bar chart (Recharts: a client component, fed by the server page with plain
+// numbers). ResponsiveContainer fits the chart to its box, so it never widens the page on a phone.
+import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import type { EnergyDay } from "@/lib/dashboard/energy";
+
+const dayLabel = new Intl.DateTimeFormat("en-GB", { timeZone: "UTC", day: "numeric", month: "short" });
+const kwh = new Intl.NumberFormat("en-GB", { maximumFractionDigits: 1 });
+
+export function EnergyChart({ days }: { days: EnergyDay[] }) {
+  const data = days.map((d) => ({ ...d, label: dayLabel.format(new Date(`${d.day}T00:00:00Z`)) }));
+  return (
+    <div className="h-64 w-full min-w-0">
+      <ResponsiveContainer width="100%" height="100%">
+        <BarChart data={data} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
+          <CartesianGrid strokeDasharray="3 3" vertical={false} stroke="#e2e8f0" />
+          <XAxis dataKey="label" tick={{ fontSize: 12 }} interval="preserveStartEnd" minTickGap={16} />
+          <YAxis tick={{ fontSize: 12 }} width={44} tickFormatter={(value: number) => kwh.format(value)} />
+          <Tooltip
+            formatter={(value) => [`${kwh.format(Number(value))} kWh`, "Energy"]}
+            labelFormatter={(label, payload) => {
+              const sessions = payload?.[0]?.payload?.sessions as number | undefined;
+              return sessions === undefined ? String(label) : `${String(label)} · ${sessions} session${sessions === 1 ? "" : "s"}`;
+            }}
+          />
+          <Bar dataKey="energyKwh" name="Energy" fill="#4f46e5" radius={[3, 3, 0, 0]} maxBarSize={56} isAnimationActive={false} />
+        </BarChart>
+      </ResponsiveContainer>
+    </div>
+  );
+}

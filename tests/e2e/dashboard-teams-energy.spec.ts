@@ -1,0 +1,102 @@
+// The teams write through the whole story (issue 13; contract §2, §3, §7): the app under test has
+// "manage teams" on (scripts/test.ts), the app owner widens the registered scopes in the service's
+// console → the operator's dashboard shows the re-authorization banner → the operator approves at
+// the service → renames a team → the new name shows in the app, and the service has it. Then the
+// energy beta, switched on for the operator in the console: its chart renders. Screenshots of both
+// pages at desktop and phone widths go to the test artifacts.
+import { expect, test, type Page } from "@playwright/test";
+import { resultOf, runAppWorker } from "../helpers/app-process";
+import { operators } from "../helpers/e2e";
+import { closeSql, operatorRecords, resetWorld, sql, stack } from "../helpers/stack";
+
+test.beforeEach(resetWorld);
+test.afterAll(closeSql);
+
+const SCREENSHOTS = `${process.env.TEST_DATA_DIR ?? ".data/test"}/screenshots`;
+
+/** What the scheduled sync does every few minutes; the test stack runs no worker, so the test runs one pass. */
+async function syncNow(installRowId: string): Promise<{ outcome: string; resources: { resource: string; outcome: string; reason: string | null }[] }> {
+  return resultOf(await runAppWorker(["sync", installRowId, "100"]));
+}
+
+async function screenshots(page: Page, name: string): Promise<void> {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.screenshot({ path: `${SCREENSHOTS}/${name}-1280.png`, fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 });
+  // Usable on a phone: the page itself never scrolls sideways.
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  await page.screenshot({ path: `${SCREENSHOTS}/${name}-390.png`, fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
+
+test.setTimeout(120_000);
+
+test("manage teams: widen the scopes → banner → approve at the service → rename a team; energy beta on → chart", async ({ page }) => {
+  const operator = (await operators()).find((o) => o.id === 1001)!;
+  await page.goto(`${stack.sandboxUrl}/portal`);
+  await page.getByRole("link", { name: operator.name }).click();
+  await page.getByRole("button", { name: "Connect" }).click();
+  await page.getByRole("button", { name: "Approve" }).click();
+  await expect(page).toHaveURL(`${stack.appUrl}/dashboard`);
+  const [install] = await sql<{ id: string; install_id: number }>("SELECT id, install_id FROM installs WHERE operator_id = '1001'");
+
+  // As shipped the registration has no teams scope: the page says what the feature needs.
+  await page.goto(`${stack.appUrl}/dashboard/teams`);
+  await expect(page.getByTestId("teams-write-state")).toHaveAttribute("data-state", "not_granted");
+  await expect(page.getByTestId("rename-team-form")).toHaveCount(0);
+
+  // The app owner widens the registered scopes at the service (the app's "manage teams" needs teams:write).
+  await page.goto(`${stack.sandboxUrl}/console`);
+  await page.getByRole("checkbox", { name: "teams:write" }).check();
+  await page.getByRole("checkbox", { name: "energy:read" }).check();
+  await page.getByRole("button", { name: "Save scopes" }).click();
+
+  // The next API call for the install (here the scheduled sync) meets NEEDS_REAUTH: the banner shows.
+  expect((await syncNow(install!.id)).outcome).not.toBe("completed");
+  await page.goto(`${stack.appUrl}/dashboard/teams`);
+  await expect(page.getByTestId("reauth-banner")).toBeVisible();
+
+  // The operator approves the new list at the service and comes back.
+  await page.getByRole("button", { name: "Review and approve" }).click();
+  await expect(page.getByRole("listitem").filter({ hasText: /^teams:write$/ })).toBeVisible();
+  await page.getByRole("button", { name: "Approve" }).click();
+  await expect(page).toHaveURL(`${stack.appUrl}/dashboard`);
+  await expect(page.getByTestId("reauth-banner")).toHaveCount(0);
+
+  // The next sync copies the teams now granted; the page offers the rename.
+  expect((await syncNow(install!.id)).outcome).toBe("completed");
+  const [team] = (await operatorRecords<{ id: number; name: string }>(1001, "teams")).data.sort((a, b) => a.name.localeCompare(b.name, "en"));
+  await page.goto(`${stack.appUrl}/dashboard/teams`);
+  await expect(page.getByTestId("teams-write-state")).toHaveAttribute("data-state", "granted");
+  const row = page.locator(`[data-team-id="${team!.id}"]`);
+  await expect(row.getByTestId("team-name")).toHaveText(team!.name);
+
+  // A bad name is refused in the form, the typed text kept.
+  await row.getByRole("textbox").fill("a\u0007b");
+  await row.getByRole("button", { name: "Rename" }).click();
+  await expect(row.getByTestId("rename-team-message")).toHaveAttribute("data-reason", "invalid");
+  await expect(row.getByRole("textbox")).toHaveValue("a\u0007b");
+
+  await row.getByRole("textbox").fill("Night crew");
+  await row.getByRole("button", { name: "Rename" }).click();
+  await expect(row.getByTestId("rename-team-message")).toHaveText("Renamed to “Night crew”.");
+  await expect(row.getByTestId("team-name")).toHaveText("Night crew");
+  expect((await operatorRecords<{ id: number; name: string }>(1001, "teams")).data.find((t) => t.id === team!.id)?.name).toBe("Night crew");
+  await screenshots(page, "dashboard-teams");
+
+  // Energy (beta): off for the operator, the page explains; the service operator enables it in the console.
+  await page.goto(`${stack.appUrl}/dashboard/energy`);
+  await expect(page.getByTestId("energy-state")).toHaveAttribute("data-state", "not_enabled");
+  await page.goto(`${stack.sandboxUrl}/console`);
+  await page.getByRole("button", { name: `Enable for ${operator.name}` }).click();
+
+  // An EVSE with sessions (the sandbox gives a connector the charges whose id mod its connector count is its index).
+  const chargePoints = (await operatorRecords<{ id: number; connectors: { id: number }[] }>(1001, "charge-points")).data;
+  const charges = (await operatorRecords<{ id: number; chargePointId: number }>(1001, "charges")).data;
+  const cp = chargePoints.find((c) => charges.some((charge) => charge.chargePointId === c.id && charge.id % c.connectors.length === 0))!;
+  await page.goto(`${stack.appUrl}/dashboard/energy?evse=${cp.id}:${cp.connectors[0]!.id}`);
+  await expect(page.getByTestId("energy-state")).toHaveAttribute("data-state", "ok");
+  await expect(page.getByTestId("energy-chart").locator(".recharts-bar-rectangle").first()).toBeVisible();
+  await expect(page.getByTestId("energy-sessions").getByRole("row").first()).toBeVisible();
+  await screenshots(page, "dashboard-energy");
+});

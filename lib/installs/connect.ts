@@ -9,7 +9,7 @@
 // Nothing is stored unless all of them succeed. The route then signs the operator in.
 import "server-only";
 import { z } from "zod";
-import { db } from "@/lib/db/client";
+import { db, type Tx } from "@/lib/db/client";
 import { retryWhileDatabaseUnavailable } from "@/lib/db/retry";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/log";
@@ -208,7 +208,7 @@ export async function completeInstall(query: URLSearchParams): Promise<{ install
           // the new consent's pair replaces the stored one (the newest grant is the one the operator
           // just gave, and the only one if the old chain was broken), and the old chain is revoked
           // below so that one install never has two live chains (docs/spec-gaps.md).
-          const replaced = row.created ? null : await readRefreshToken(tx, row.id);
+          const replaced = row.created ? null : await readReplacedRefreshToken(tx, row.id);
           await storeTokenGrant(tx, row.id, { ...tokens, scopes }, issuedAt);
           // A new consent gives a working token chain again (a no-op for an active install).
           await transitionInstall(tx, row.id, "ACTIVE", "callback", "operator consented");
@@ -244,6 +244,20 @@ export async function completeInstall(query: URLSearchParams): Promise<{ install
     );
     logger.info({ installRowId: install.id, installId: owner.installId, operatorId: owner.operatorId }, "install connected");
     return { installRowId: install.id, operatorId: owner.operatorId };
+  }
+}
+
+/**
+ * The refresh token a new consent replaces, to revoke it. A token that cannot be opened (sealed
+ * under a key since removed from TOKEN_ENCRYPTION_KEYS) must not cost the operator their sign-in:
+ * its chain is left to expire, unused.
+ */
+async function readReplacedRefreshToken(tx: Tx, installRowId: string): Promise<{ refreshToken: string } | null> {
+  try {
+    return await readRefreshToken(tx, installRowId);
+  } catch (error) {
+    logger.warn({ installRowId, err: error }, "the replaced refresh token could not be read; its chain is left to expire");
+    return null;
   }
 }
 

@@ -1,7 +1,6 @@
 // Reads for the operator dashboard. Pages call these; they never query the database or the API
 // themselves.
 import "server-only";
-import { redirect } from "next/navigation";
 import { cache } from "react";
 import { db } from "@/lib/db/client";
 import { logger } from "@/lib/log";
@@ -115,9 +114,19 @@ async function readForInstall<T>(
  * same panel and nothing else, and a server component is not told its own path.
  */
 export async function restartIfInstallLeftActive(installRowId: string): Promise<void> {
-  const current = await db().install.findUnique({ where: { id: installRowId }, select: { status: true } });
+  let current;
+  try {
+    current = await db().install.findUnique({ where: { id: installRowId }, select: { status: true } });
+  } catch (error) {
+    // The database is away: the page explains its own failed read; nothing to restart for.
+    logger.warn({ installRowId, err: error }, "could not re-read the install's state after a failed dashboard read");
+    return;
+  }
   if (current && current.status !== "ACTIVE") {
     logger.info({ installRowId, status: current.status }, "the install's state changed during a dashboard render; rendering again");
+    // Loaded here, not at the top: this module's reads also run outside Next.js (jobs, the test
+    // worker), where next/navigation cannot load; only a page render ever gets this far.
+    const { redirect } = await import("next/navigation");
     redirect("/dashboard");
   }
 }

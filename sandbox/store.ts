@@ -73,6 +73,11 @@ const authTicketSchema = z.object({
   canonicalQuery: z.string(),
   expiresAtMs: z.number(),
   usedAtMs: z.number().nullable(),
+  /**
+   * Which portal button built it: Connect (always shows the consent screen) or Open (README decision 48:
+   * skips it when the operator's active install already holds every requested scope).
+   */
+  purpose: z.enum(["connect", "open"]).default("connect"),
 });
 
 const consentRequestSchema = z.object({

@@ -1,38 +1,78 @@
-// The install's identity and state, shown above every dashboard page.
+// The install's identity and state, shown above every dashboard page: who the operator is, whether
+// the app is connected, what it may read (in words), and the configuration the operator chose. When
+// the install is not usable, it says what happened, when, and where to go: the operator portal
+// (contract §1.2: the only place an operator connects, re-connects or opens the app).
 import type { InstallSummary } from "@/lib/installs/dashboard";
 import { isSafeRedirect } from "@/lib/installs/reauth";
+import { describeScopes } from "@/lib/installs/scope-words";
+import { readDashboardConfig } from "@/lib/dashboard/config";
+import { formatDate, formatDateTime } from "./format";
 import { checkReauthorizationAction, startReauthorizationAction } from "./actions";
 
-const STATUS_TEXT: Record<InstallSummary["status"], { label: string; tone: string; explain?: string }> = {
+type Status = InstallSummary["status"];
+
+const STATUS_BADGE: Record<Status, { label: string; tone: string }> = {
   ACTIVE: { label: "Connected", tone: "bg-emerald-100 text-emerald-800" },
-  NEEDS_REAUTH: {
-    label: "Re-authorization needed",
-    tone: "bg-amber-100 text-amber-900",
-  },
-  REINSTALL_NEEDED: {
-    label: "Re-install needed",
-    tone: "bg-red-100 text-red-800",
-    explain:
-      "The app lost its access to your data. Open the operator portal, find this app in the catalogue and connect it again.",
-  },
-  REVOKED: {
-    label: "Uninstalled",
-    tone: "bg-slate-200 text-slate-700",
-    explain: "This install was removed. To use the app again, install it from the operator portal.",
-  },
+  NEEDS_REAUTH: { label: "Re-authorization needed", tone: "bg-amber-100 text-amber-900" },
+  REINSTALL_NEEDED: { label: "Re-install needed", tone: "bg-red-100 text-red-800" },
+  REVOKED: { label: "Uninstalled", tone: "bg-slate-200 text-slate-700" },
 };
 
-export function InstallStatusPanel({ install }: { install: InstallSummary }) {
-  const status = STATUS_TEXT[install.status];
+/** "Operator 1001" until the service states the operator's name (lib/installs/identity.ts). */
+export function operatorDisplayName(install: Pick<InstallSummary, "operatorName" | "operatorId">): string {
+  return install.operatorName ?? `Operator ${install.operatorId}`;
+}
+
+/**
+ * What happened to an install the app can no longer use, and when (the status change is recorded
+ * with the install: `statusChangedAt`). Null for an install that works or only awaits approval.
+ */
+export function describeLostInstall(install: Pick<InstallSummary, "status" | "statusChangedAt">): { title: string; text: string } | null {
+  const when = formatDateTime(install.statusChangedAt);
+  switch (install.status) {
+    case "REVOKED":
+      return {
+        title: `The app was uninstalled on ${when}`,
+        text: "It no longer reads your data, and this dashboard shows none of it. To use the app again, install it from your operator portal.",
+      };
+    case "REINSTALL_NEEDED":
+      return {
+        title: `The app lost its access to your data on ${when}`,
+        text: "The service no longer accepts the app's access, so nothing here is read or updated. Open the app from your operator portal to connect it again; your settings are kept.",
+      };
+    default:
+      return null;
+  }
+}
+
+/** The way to the operator portal, or how to find it when the app was not told its address. */
+export function PortalLink({ portalUrl, children }: { portalUrl: string | undefined; children: React.ReactNode }) {
+  if (!portalUrl) return <p className="text-sm text-slate-700">Sign in to your operator portal and find this app in the app catalogue.</p>;
   return (
-    <section className="rounded-lg border border-slate-200 bg-white p-5" aria-label="Install">
-      <div className="flex flex-wrap items-center gap-3">
-        <h1 className="text-xl font-semibold">Operator {install.operatorId}</h1>
-        <span className={`rounded-full px-2.5 py-0.5 text-xs font-medium ${status.tone}`} data-testid="install-status">
-          {status.label}
+    <a
+      href={portalUrl}
+      className="inline-block rounded-md bg-brand-600 px-4 py-2 text-sm font-medium text-white hover:bg-brand-700"
+      data-testid="portal-link"
+    >
+      {children}
+    </a>
+  );
+}
+
+export function InstallStatusPanel({ install, portalUrl }: { install: InstallSummary; portalUrl: string | undefined }) {
+  const badge = STATUS_BADGE[install.status];
+  const lost = describeLostInstall(install);
+  return (
+    <section className="rounded-lg border border-slate-200 bg-white p-4 sm:p-5" aria-label="Install">
+      <div className="flex flex-wrap items-center gap-x-3 gap-y-2">
+        <h1 className="min-w-0 break-words text-xl font-semibold" data-testid="operator-name">
+          {operatorDisplayName(install)}
+        </h1>
+        <span className={`rounded-full px-2.5 py-0.5 text-xs font-medium ${badge.tone}`} data-testid="install-status" data-status={install.status}>
+          {badge.label}
         </span>
       </div>
-      <dl className="mt-3 grid grid-cols-1 gap-x-6 gap-y-1 text-sm text-slate-600 sm:grid-cols-3">
+      <dl className="mt-3 grid grid-cols-1 gap-x-6 gap-y-1 text-sm text-slate-600 sm:grid-cols-2">
         <div>
           <dt className="inline">Install ID: </dt>
           <dd className="inline font-mono" data-testid="install-id">
@@ -41,33 +81,69 @@ export function InstallStatusPanel({ install }: { install: InstallSummary }) {
         </div>
         <div>
           <dt className="inline">Installed: </dt>
-          <dd className="inline">{install.createdAt.toISOString().slice(0, 10)}</dd>
-        </div>
-        <div>
-          <dt className="inline">Access granted: </dt>
-          <dd className="inline">{install.grantedScopes.join(", ") || "none"}</dd>
+          <dd className="inline">{formatDate(install.createdAt)}</dd>
         </div>
       </dl>
-      {status.explain ? <p className="mt-3 text-sm text-slate-700">{status.explain}</p> : null}
+
+      {lost ? (
+        <div className="mt-4 rounded-md border border-slate-300 bg-slate-50 p-4" role="status" data-testid="install-lost">
+          <h2 className="font-semibold text-slate-900">{lost.title}</h2>
+          <p className="mt-1 text-sm text-slate-700">{lost.text}</p>
+          <div className="mt-3">
+            <PortalLink portalUrl={portalUrl}>Go to the operator portal</PortalLink>
+          </div>
+        </div>
+      ) : (
+        <>
+          <GrantedAccess scopes={install.grantedScopes} />
+          <InstallConfiguration config={install.config} />
+        </>
+      )}
       {install.status === "NEEDS_REAUTH" ? <ReauthorizeBanner reauthUrl={install.reauthUrl} /> : null}
-      <InstallConfiguration config={install.config} />
     </section>
   );
 }
 
-/** The per-install configuration the operator set in the portal (install.config.updated). */
+/** contract §2: the operator saw the exact scope list at consent; here it is again, in words. */
+function GrantedAccess({ scopes }: { scopes: string[] }) {
+  const words = describeScopes(scopes);
+  return (
+    <div className="mt-3 text-sm">
+      <h2 className="font-medium text-slate-700">What the app may do</h2>
+      {words.length === 0 ? (
+        <p className="mt-1 text-slate-600">Nothing yet.</p>
+      ) : (
+        <ul className="mt-1 flex flex-wrap gap-1.5" data-testid="granted-scopes">
+          {words.map((text) => (
+            <li key={text} className="rounded-md bg-slate-100 px-2 py-0.5 text-slate-700">
+              {text}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+/**
+ * The per-install configuration the operator set in the portal (install.config.updated), in words,
+ * as the app applies it (lib/dashboard/config.ts): nothing chosen means the defaults, said as such.
+ */
 function InstallConfiguration({ config }: { config: unknown }) {
-  if (!config || typeof config !== "object" || Array.isArray(config)) return null;
-  const entries = Object.entries(config as Record<string, unknown>);
-  if (entries.length === 0) return null;
+  const { currency, siteIds, syncCharges } = readDashboardConfig(config);
+  const rows = [
+    { label: "Sites", value: siteIds.length === 0 ? "all" : `${siteIds.length} chosen (${siteIds.join(", ")})` },
+    { label: "Import sessions", value: syncCharges ? "yes" : "no" },
+    { label: "Reporting currency", value: currency ?? "as each session records it" },
+  ];
   return (
     <div className="mt-3 text-sm" data-testid="install-config">
-      <h2 className="font-medium text-slate-700">Configuration</h2>
+      <h2 className="font-medium text-slate-700">Your settings for this app</h2>
       <dl className="mt-1 grid grid-cols-1 gap-x-6 gap-y-1 text-slate-600 sm:grid-cols-3">
-        {entries.map(([key, value]) => (
-          <div key={key}>
-            <dt className="inline">{key}: </dt>
-            <dd className="inline font-mono">{typeof value === "string" ? value : JSON.stringify(value)}</dd>
+        {rows.map(({ label, value }) => (
+          <div key={label} className="min-w-0 break-words">
+            <dt className="inline">{label}: </dt>
+            <dd className="inline font-medium text-slate-800">{value}</dd>
           </div>
         ))}
       </dl>

@@ -1,37 +1,24 @@
-// Every dashboard page: the signed-in operator's install and its state. Pages below render only
-// for an operator with a session; the install's status decides what they may show.
-import Link from "next/link";
+// Every dashboard page: the signed-in operator's install and its state. Pages below render only for
+// an operator with a session and an ACTIVE install; in any other state the panel alone says what
+// happened and where to go, and no section (nor its nav) is offered, since none could show anything.
+//
+// A revoked install's local copy is NOT shown here, although it is kept for SYNC_RETENTION_DAYS
+// (docs/data-retention.md): the operator withdrew their consent, and the copy is kept for the
+// partner's business (a mistaken uninstall, a dispute, an export on request), not as a product.
 import { SignOutButton } from "@/app/components/sign-out-button";
 import { currentOperator } from "@/lib/auth/operator-session";
 import { env } from "@/lib/env";
 import { loadDashboardInstall } from "@/lib/installs/dashboard";
-import { InstallStatusPanel } from "./install-status";
+import { InstallStatusPanel, PortalLink } from "./install-status";
 import { DashboardNav } from "./nav";
 
 export const dynamic = "force-dynamic";
 
 export default async function DashboardLayout({ children }: { children: React.ReactNode }) {
   const operator = await currentOperator();
-  if (!operator) {
-    const portalUrl = env().OPERATOR_PORTAL_URL;
-    return (
-      <div className="max-w-2xl rounded-lg border border-slate-200 bg-white p-6">
-        <h1 className="text-xl font-semibold">Open this app from your operator portal</h1>
-        <p className="mt-2 text-slate-600">
-          You are not signed in. Operators reach this dashboard through the operator portal, where the app is installed.
-        </p>
-        {portalUrl ? (
-          <a href={portalUrl} className="mt-4 inline-block text-brand-700 underline">
-            Open the operator portal
-          </a>
-        ) : (
-          <Link href="/" className="mt-4 inline-block text-brand-700 underline">
-            How to install
-          </Link>
-        )}
-      </div>
-    );
-  }
+  const portalUrl = env().OPERATOR_PORTAL_URL;
+  if (!operator) return <SignedOut portalUrl={portalUrl} />;
+
   const install = await loadDashboardInstall(operator.installRowId);
   // Signing out ends the session on the server too (lib/auth/sessions.ts): on a shared computer,
   // the next person cannot come back to this dashboard, even with a copy of the cookie.
@@ -44,14 +31,20 @@ export default async function DashboardLayout({ children }: { children: React.Re
     return (
       <div className="space-y-4">
         {signOut}
-        <p className="text-slate-600">This install no longer exists. Install the app again from the operator portal.</p>
+        <section className="rounded-lg border border-slate-200 bg-white p-4 sm:p-6" data-testid="install-lost">
+          <h1 className="text-xl font-semibold">This install no longer exists</h1>
+          <p className="mt-2 text-slate-600">To use the app again, install it from your operator portal.</p>
+          <div className="mt-4">
+            <PortalLink portalUrl={portalUrl}>Go to the operator portal</PortalLink>
+          </div>
+        </section>
       </div>
     );
   }
   return (
     <div className="space-y-6">
       {signOut}
-      <InstallStatusPanel install={install} />
+      <InstallStatusPanel install={install} portalUrl={portalUrl} />
       {install.status === "ACTIVE" ? (
         <>
           <DashboardNav />
@@ -59,5 +52,31 @@ export default async function DashboardLayout({ children }: { children: React.Re
         </>
       ) : null}
     </div>
+  );
+}
+
+/**
+ * The way back in (contract §1.2-§1.3): the app never starts an authorization itself, so a person
+ * whose session ended (signed out, expired, another browser) goes back through the operator portal,
+ * whose "Open" signs them in again on the same install.
+ */
+function SignedOut({ portalUrl }: { portalUrl: string | undefined }) {
+  return (
+    <section className="max-w-2xl rounded-lg border border-slate-200 bg-white p-4 sm:p-6" data-testid="signed-out">
+      <h1 className="text-xl font-semibold">Open this app from your operator portal</h1>
+      <p className="mt-2 text-slate-600">
+        You are not signed in here. For your security, this app has no password of its own: you reach your dashboard through your operator
+        portal, where the app is installed.
+      </p>
+      <ol className="mt-3 list-decimal space-y-1 pl-5 text-sm text-slate-600">
+        <li>Sign in to your operator portal.</li>
+        <li>Find this app among your installed apps and select Open.</li>
+        <li>You come back here, signed in to your dashboard.</li>
+      </ol>
+      <p className="mt-3 text-sm text-slate-600">Not installed yet? Select Connect there instead, and approve the access it asks for.</p>
+      <div className="mt-4">
+        <PortalLink portalUrl={portalUrl}>Go to the operator portal</PortalLink>
+      </div>
+    </section>
   );
 }

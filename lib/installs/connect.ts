@@ -9,14 +9,14 @@
 // Nothing is stored unless all of them succeed. The route then signs the operator in.
 import "server-only";
 import { z } from "zod";
-import { db } from "@/lib/db/client";
+import { db, type Tx } from "@/lib/db/client";
 import { retryWhileDatabaseUnavailable } from "@/lib/db/retry";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/log";
 import { AuthorizationCodeSchema } from "@/lib/oauth/authorization-code";
 import { noteTokenEndpointAccepted, openTokenCircuit } from "@/lib/oauth/circuit";
-import { AuthorizationResponseIssuerError, TokenEndpointError, ensureOAuthConfiguration, redeemAuthorizationCode } from "@/lib/oauth/token-endpoint";
-import { storeTokenGrant } from "@/lib/oauth/token-vault";
+import { AuthorizationResponseIssuerError, TokenEndpointError, ensureOAuthConfiguration, redeemAuthorizationCode, revokeRefreshToken } from "@/lib/oauth/token-endpoint";
+import { readRefreshToken, storeTokenGrant } from "@/lib/oauth/token-vault";
 import { enqueueFirstSync } from "@/lib/jobs/engine";
 import { resizeBudget } from "@/lib/partner-api/budget";
 import { PartnerApiError } from "@/lib/partner-api/client";
@@ -186,7 +186,7 @@ export async function completeInstall(query: URLSearchParams): Promise<{ install
     const scopes = tokens.scopes ?? [...new Set([...owner.scopes, ...(tokens.refreshToken ? ["offline_access"] : [])])];
 
     // The pair exists nowhere else now: keep trying while the database is briefly away.
-    const install = await retryWhileDatabaseUnavailable(
+    const { install, replacedRefreshToken } = await retryWhileDatabaseUnavailable(
       () =>
         db().$transaction(async (tx) => {
           const row = await recordInstall(
@@ -197,17 +197,23 @@ export async function completeInstall(query: URLSearchParams): Promise<{ install
               clientId: env().OAUTH_CLIENT_ID,
               grantedScopes: scopes,
               consumerKey: owner.consumerKey,
+              operatorName: owner.operatorName,
             },
             "callback",
           );
           const current = await tx.install.findUniqueOrThrow({ where: { id: row.id }, select: { status: true } });
           // contract §3: a revoked install never comes back; keep no token for it.
           if (current.status === "REVOKED") throw new InstallFailedError("install_revoked");
+          // A returning operator (the portal's Open, or Connect again) consented to the SAME install:
+          // the new consent's pair replaces the stored one (the newest grant is the one the operator
+          // just gave, and the only one if the old chain was broken), and the old chain is revoked
+          // below so that one install never has two live chains (docs/spec-gaps.md).
+          const replaced = row.created ? null : await readReplacedRefreshToken(tx, row.id);
           await storeTokenGrant(tx, row.id, { ...tokens, scopes }, issuedAt);
           // A new consent gives a working token chain again (a no-op for an active install).
           await transitionInstall(tx, row.id, "ACTIVE", "callback", "operator consented");
           await markCodeDone(tx, codeHash, row.id, owner.operatorId);
-          return row;
+          return { install: row, replacedRefreshToken: replaced?.refreshToken ?? null };
         }),
       STORE_RETRY_MS,
     ).catch((error: unknown) => {
@@ -218,6 +224,14 @@ export async function completeInstall(query: URLSearchParams): Promise<{ install
       }
       throw error;
     });
+    if (replacedRefreshToken && replacedRefreshToken !== tokens.refreshToken) {
+      // After the commit: the new pair is safe first. Best effort: a chain left alive is unused (the
+      // app never presents its token again) and dies with its 30 days; a refresh that was in flight
+      // with it is discarded by its compare-and-set (lib/oauth/refresh.ts).
+      await revokeRefreshToken(replacedRefreshToken).catch((error: unknown) =>
+        logger.warn({ installRowId: install.id, err: error }, "could not revoke the replaced refresh token; its chain expires unused"),
+      );
+    }
     if (owner.rateLimit) {
       // The install's budget from its first call on (lib/partner-api/budget.ts); without it, the
       // default applies until the first answer's RateLimit-* headers say otherwise.
@@ -230,6 +244,20 @@ export async function completeInstall(query: URLSearchParams): Promise<{ install
     );
     logger.info({ installRowId: install.id, installId: owner.installId, operatorId: owner.operatorId }, "install connected");
     return { installRowId: install.id, operatorId: owner.operatorId };
+  }
+}
+
+/**
+ * The refresh token a new consent replaces, to revoke it. A token that cannot be opened (sealed
+ * under a key since removed from TOKEN_ENCRYPTION_KEYS) must not cost the operator their sign-in:
+ * its chain is left to expire, unused.
+ */
+async function readReplacedRefreshToken(tx: Tx, installRowId: string): Promise<{ refreshToken: string } | null> {
+  try {
+    return await readRefreshToken(tx, installRowId);
+  } catch (error) {
+    logger.warn({ installRowId, err: error }, "the replaced refresh token could not be read; its chain is left to expire");
+    return null;
   }
 }
 

@@ -16,6 +16,8 @@ export type InstallSummary = {
   installId: number | null;
   operatorId: string;
   slug: string | null;
+  /** The operator's name, when the service stated one; else null (show "Operator <id>"). */
+  operatorName: string | null;
   status: "ACTIVE" | "NEEDS_REAUTH" | "REINSTALL_NEEDED" | "REVOKED";
   grantedScopes: string[];
   reauthUrl: string | null;
@@ -44,6 +46,7 @@ export async function fetchInstallSummary(installRowId: string): Promise<Install
       installId: true,
       operatorId: true,
       slug: true,
+      operatorName: true,
       status: true,
       grantedScopes: true,
       reauthUrl: true,
@@ -79,6 +82,7 @@ async function readForInstall<T>(
   try {
     return { ok: true, data: await withAccessToken(install.id, call) };
   } catch (error) {
+    await restartIfInstallLeftActive(install.id);
     if (error instanceof PartnerApiError) {
       logger.warn({ installRowId: install.id, kind: error.kind, status: error.status }, "dashboard read failed");
       // A plain 403 here means the scope is missing at the service (never NEEDS_REAUTH, which
@@ -92,6 +96,38 @@ async function readForInstall<T>(
       return { ok: false, reason: "unavailable" };
     }
     throw error;
+  }
+}
+
+/**
+ * The status shown anywhere on a page agrees with the state the page acted on. The layout renders
+ * the install panel from the state it read when the request began; a page's live read can change
+ * that state mid-request (the API answers NEEDS_REAUTH and withAccessToken flags the install, a
+ * refresh finds the chain revoked, the install was uninstalled). Layout and page render in
+ * parallel, so the panel cannot wait for the page: instead, when a failed read leaves the install
+ * no longer ACTIVE, the render starts over, and the new one reads the new state everywhere (the
+ * layout then shows what happened instead of the page). It cannot loop: the second render's
+ * install is not ACTIVE, so no page calls the API (readForInstall's first line).
+ *
+ * Any dashboard code that calls the API while rendering (not only readForInstall) calls this after
+ * a failed call. Always to /dashboard: for an install that is not ACTIVE, every section shows the
+ * same panel and nothing else, and a server component is not told its own path.
+ */
+export async function restartIfInstallLeftActive(installRowId: string): Promise<void> {
+  let current;
+  try {
+    current = await db().install.findUnique({ where: { id: installRowId }, select: { status: true } });
+  } catch (error) {
+    // The database is away: the page explains its own failed read; nothing to restart for.
+    logger.warn({ installRowId, err: error }, "could not re-read the install's state after a failed dashboard read");
+    return;
+  }
+  if (current && current.status !== "ACTIVE") {
+    logger.info({ installRowId, status: current.status }, "the install's state changed during a dashboard render; rendering again");
+    // Loaded here, not at the top: this module's reads also run outside Next.js (jobs, the test
+    // worker), where next/navigation cannot load; only a page render ever gets this far.
+    const { redirect } = await import("next/navigation");
+    redirect("/dashboard");
   }
 }
 

@@ -7,7 +7,9 @@
 //   - install_id: an `installId` field of /consumers/me when the service sends one (undocumented),
 //     otherwise unknown for now: lib/installs/register.ts binds it when install.created arrives
 //     (or already did, if the webhook came first);
-//   - the consumer (its createdAt and name, documented): tells installs apart meanwhile.
+//   - the consumer (its createdAt and name, documented): tells installs apart meanwhile;
+//   - the operator's name: an `operatorName` field when the service sends one (undocumented), never
+//     the consumer's `name`.
 import "server-only";
 import { env } from "@/lib/env";
 import { fetchConsumer } from "@/lib/partner-api/client";
@@ -21,6 +23,8 @@ export type TokenOwner = {
    * service does not say when the consumer was created.
    */
   consumerKey: string | null;
+  /** The operator's name, when the service states one (an undocumented `operatorName`); else null. */
+  operatorName: string | null;
   /** The consumer's data scopes (public-facts.md: `scopes` of /consumers/me). */
   scopes: string[];
   /** The install's rate limit (contract §8), when the service states it: sizes its budget. */
@@ -44,6 +48,9 @@ export async function identifyTokenOwner(accessToken: string): Promise<TokenOwne
     operatorId: consumer.operatorId,
     installId: consumer.installId ?? null,
     consumerKey: consumer.createdAt ? `${consumer.createdAt}|${consumer.name ?? ""}` : null,
+    // Never `name`: that names the consumer (the service may call it "<app> · <operator>"), and the
+    // dashboard would present it as the operator's name (docs/spec-gaps.md).
+    operatorName: consumer.operatorName ?? null,
     scopes: consumer.scopes,
     rateLimit:
       consumer.rateLimit !== undefined && consumer.rateLimitIntervalInSeconds !== undefined

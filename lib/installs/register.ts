@@ -19,6 +19,8 @@ export type InstallFacts = {
   clientId: string;
   slug?: string | null;
   grantedScopes?: string[];
+  /** The operator's name, when the service stated one (callback only; see identity.ts). */
+  operatorName?: string | null;
   /** Which consumer the tokens belong to (callback only). */
   consumerKey?: string | null;
 };
@@ -47,6 +49,8 @@ function learned(facts: InstallFacts, row: { installId: number | null; consumerK
     ...(row.consumerKey === null && facts.consumerKey ? { consumerKey: facts.consumerKey } : {}),
     ...(facts.slug ? { slug: facts.slug } : {}),
     ...(facts.grantedScopes ? { grantedScopes: facts.grantedScopes } : {}),
+    // The newest statement wins (an operator may rename itself); silence keeps what was learned.
+    ...(facts.operatorName ? { operatorName: facts.operatorName } : {}),
   };
 }
 
@@ -122,6 +126,7 @@ async function createInstallRow(tx: Tx, facts: InstallFacts, status: "ACTIVE" | 
       clientId: facts.clientId,
       operatorId: facts.operatorId,
       slug: facts.slug ?? null,
+      operatorName: facts.operatorName ?? null,
       consumerKey: facts.consumerKey ?? null,
       grantedScopes: facts.grantedScopes ?? [],
       status,

@@ -123,7 +123,10 @@ export async function readGrantForUse(tx: Tx, installRowId: string): Promise<Gra
   };
 }
 
-/** The install's current refresh token, or null. Only the refresh coordinator calls this. */
+/**
+ * The install's current refresh token, or null. Only the refresh coordinator sends it; the redirect_uri
+ * reads it to revoke the chain a new consent replaces (lib/installs/connect.ts).
+ */
 export async function readRefreshToken(tx: Tx, installRowId: string): Promise<{ refreshToken: string; version: number } | null> {
   const grant = await tx.tokenGrant.findUnique({
     where: { installRowId },

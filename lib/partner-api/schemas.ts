@@ -16,6 +16,9 @@ export const ConsumerSchema = z.object({
   createdAt: z.string().optional(),
   // Not documented (public-facts.md): read it when present, see lib/installs/identity.ts.
   installId: z.number().int().positive().max(2_147_483_647).optional(),
+  // Not documented either: the operator's own name (`name` is the consumer's, which may or may not be
+  // the operator's: public-facts.md). A value that is not a sensible name is ignored, not an error.
+  operatorName: z.string().trim().min(1).max(200).optional().catch(undefined),
 });
 export type Consumer = z.infer<typeof ConsumerSchema>;
 

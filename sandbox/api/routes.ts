@@ -226,7 +226,7 @@ export function apiRoutes(ctx: SandboxContext): Hono {
 
   app.get(
     "/consumers/me",
-    route(null, (c, { install, consumer }) =>
+    route(null, (c, { install, consumer, operator }) =>
       c.json({
         name: consumer.name,
         operatorId: install.operatorId,
@@ -242,6 +242,9 @@ export function apiRoutes(ctx: SandboxContext): Hono {
         // Not in the public API reference (public-facts.md): the sandbox adds it unless a test
         // switched it off (POST /_sandbox/consumers/install-id); apps must treat it as optional.
         ...(ctx.consumerInstallId.include ? { installId: install.installId } : {}),
+        // Not in the public API reference either (README decision 49): the operator's own name, which `name` (the
+        // consumer's) is not. Apps must treat it as optional and fall back to the operator id.
+        operatorName: operator.operator.name,
       }),
     ),
   );

@@ -26,6 +26,7 @@ export function buildPortalAuthorizationUrl(
   ctx: SandboxContext,
   operatorId: number,
   overrides: Record<string, string | null> = {},
+  purpose: "connect" | "open" = "connect",
 ): string {
   const params = new URLSearchParams({
     response_type: "code",
@@ -44,13 +45,15 @@ export function buildPortalAuthorizationUrl(
     canonicalQuery: canonicalQuery(params),
     expiresAtMs: ctx.clock.nowMs() + CONSENT_REQUEST_TTL_MS,
     usedAtMs: null,
+    // Kept in the ticket, not the query: the request an app receives is the same for both buttons.
+    purpose,
   };
   ctx.store.changed();
   params.set(TICKET_PARAM, ticket);
   return `${ctx.issuer()}/oauth2/auth?${params.toString()}`;
 }
 
-export type TicketCheck = { ok: true; operatorId: number } | { ok: false; reason: string };
+export type TicketCheck = { ok: true; operatorId: number; purpose: "connect" | "open" } | { ok: false; reason: string };
 
 /** Verifies and consumes the ticket of an incoming authorization request. */
 export function consumePortalTicket(ctx: SandboxContext, params: URLSearchParams): TicketCheck {
@@ -65,5 +68,5 @@ export function consumePortalTicket(ctx: SandboxContext, params: URLSearchParams
   }
   ticket.usedAtMs = ctx.clock.nowMs();
   ctx.store.changed();
-  return { ok: true, operatorId: ticket.operatorId };
+  return { ok: true, operatorId: ticket.operatorId, purpose: ticket.purpose };
 }

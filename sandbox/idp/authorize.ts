@@ -11,6 +11,7 @@ import { CONSENT_REQUEST_TTL_MS } from "../lifetimes.js";
 import { parseScopeString, registeredScopes } from "../scopes.js";
 import { errorPage } from "../views/layout.js";
 import { consumePortalTicket } from "./auth-ticket.js";
+import { approveConsent } from "./consent.js";
 import { authorizationResponseIssuer, type IdpBehaviour } from "./behaviour.js";
 import { HINTS, OAuthError } from "./errors.js";
 
@@ -31,7 +32,7 @@ function redirectWithError(c: Context, redirectUri: string, error: OAuthError, s
 export function authorizeRoutes(ctx: SandboxContext): Hono {
   const app = new Hono();
 
-  app.get("/oauth2/auth", (c) => {
+  app.get("/oauth2/auth", async (c) => {
     const params = new URL(c.req.url).searchParams;
     const now = ctx.clock.now();
 
@@ -95,7 +96,7 @@ export function authorizeRoutes(ctx: SandboxContext): Hono {
 
     // 4. Open the login/consent request (lives 30 minutes on the sandbox clock).
     const challenge = randomString(24);
-    ctx.store.state.consentRequests[sha256Hex(challenge)] = {
+    const consent = {
       operatorId: ticket.operatorId,
       clientId,
       redirectUri,
@@ -105,6 +106,18 @@ export function authorizeRoutes(ctx: SandboxContext): Hono {
       expiresAtMs: ctx.clock.nowMs() + CONSENT_REQUEST_TTL_MS,
       handledAtMs: null,
     };
+    ctx.store.state.consentRequests[sha256Hex(challenge)] = consent;
+
+    // 5. The portal's Open (README decision 48): like Hydra's remembered consent (`skip`), no screen when the
+    // operator's active, unflagged install already holds every scope asked for. Anything new is shown (contract §5.9).
+    if (ticket.purpose === "open") {
+      const install = ctx.store.findActiveInstall(ticket.operatorId, clientId);
+      if (install && !install.needsReauth && scopes.every((scope) => install.scopes.includes(scope))) {
+        // The stored record (seen through the store's change tracking), so that marking it answered is saved.
+        const stored = ctx.store.state.consentRequests[sha256Hex(challenge)]!;
+        return c.redirect(await approveConsent(ctx, stored, "remembered"), 302);
+      }
+    }
     ctx.store.addEvent("authorize", now, { outcome: "consent_requested", operator_id: ticket.operatorId, scopes });
     return c.redirect(`${ctx.issuer()}/consent?consent_challenge=${encodeURIComponent(challenge)}`, 302);
   });

@@ -34,6 +34,41 @@ function lookupConsent(ctx: SandboxContext, c: Context, challenge: string): Look
   return { ok: true, consent };
 }
 
+/**
+ * An approved consent (by the operator on the consent page, or remembered: README decision 48): creates the install
+ * and its consumer or re-authorizes the active one (contract §1.4), issues a code in a new chain, sends install.created
+ * for a new install only, and returns the redirect_uri with code, scope, state (and iss). The request is marked answered.
+ */
+export async function approveConsent(ctx: SandboxContext, consent: ConsentRequestRecord, how: "approved" | "remembered"): Promise<string> {
+  consent.handledAtMs = ctx.clock.nowMs();
+  ctx.store.changed();
+  const { install, created } = approveInstall(ctx, consent);
+  const code = issueAuthorizationCode(ctx, {
+    clientId: consent.clientId,
+    redirectUri: consent.redirectUri,
+    scopes: consent.scopes,
+    installId: install.installId,
+  });
+  ctx.store.addEvent("consent", ctx.clock.now(), {
+    outcome: created ? "approved_new_install" : how === "remembered" ? "remembered" : "approved_reauthorized",
+    operator_id: consent.operatorId,
+    install_id: install.installId,
+    scopes: consent.scopes,
+  });
+  if (created) {
+    // Awaited, so the app usually has the webhook before the browser arrives; a failure is logged, never blocking.
+    await ctx.webhooks.sendWebhook("install.created", { install_id: install.installId, operator_id: install.operatorId, slug: install.slug });
+  }
+  const target = new URL(consent.redirectUri);
+  target.searchParams.set("code", code);
+  target.searchParams.set("scope", consent.scopes.join(" "));
+  target.searchParams.set("state", consent.state);
+  // RFC 9207: the authorization response names its issuer (switch: idp/behaviour.ts).
+  const iss = authorizationResponseIssuer(ctx.idpBehaviour, ctx.issuer());
+  if (iss) target.searchParams.set("iss", iss);
+  return target.toString();
+}
+
 export function consentRoutes(ctx: SandboxContext): Hono {
   const app = new Hono();
 
@@ -81,29 +116,7 @@ export function consentRoutes(ctx: SandboxContext): Hono {
       return c.redirect(target.toString(), 302);
     }
 
-    // contract §1.4: create the install and its consumer, bind them to the token session, then redirect with a code.
-    const { install, created } = approveInstall(ctx, consent);
-    const code = issueAuthorizationCode(ctx, {
-      clientId: consent.clientId,
-      redirectUri: consent.redirectUri,
-      scopes: consent.scopes,
-      installId: install.installId,
-    });
-    ctx.store.addEvent("consent", ctx.clock.now(), {
-      outcome: created ? "approved_new_install" : "approved_reauthorized",
-      operator_id: consent.operatorId,
-      install_id: install.installId,
-      scopes: consent.scopes,
-    });
-    if (created) {
-      // Awaited, so the app usually has the webhook before the browser arrives; a failure is logged, never blocking.
-      await ctx.webhooks.sendWebhook("install.created", { install_id: install.installId, operator_id: install.operatorId, slug: install.slug });
-    }
-    target.searchParams.set("code", code);
-    target.searchParams.set("scope", consent.scopes.join(" "));
-    target.searchParams.set("state", consent.state);
-    if (iss) target.searchParams.set("iss", iss);
-    return c.redirect(target.toString(), 302);
+    return c.redirect(await approveConsent(ctx, consent, "approved"), 302);
   });
 
   return app;

@@ -103,6 +103,22 @@ export function portalRoutes(ctx: SandboxContext): Hono {
     return c.redirect(buildPortalAuthorizationUrl(ctx, data.operator.id), 303);
   });
 
+  // Open (README decision 48): the way back in for an installed app. The portal builds the authorization request
+  // exactly as Connect does (the app still never builds one), marked so that a consent already given is remembered:
+  // the operator lands in the app signed in, on the same install, without a consent screen, unless something new
+  // is asked for (a widened scope list), which the consent screen then shows.
+  app.post("/operators/:operatorId/open", (c) => {
+    const params = operatorParamSchema.safeParse(c.req.param());
+    const data = params.success ? findOperator(ctx, params.data.operatorId) : undefined;
+    if (!data) return c.html(errorPage({ title: "Unknown operator", message: "Pick an operator from the list." }), 404);
+    setCookie(c, OPERATOR_COOKIE, String(data.operator.id), { path: "/", httpOnly: true, sameSite: "Lax" });
+    if (!ctx.store.findActiveInstall(data.operator.id, ctx.config.client.clientId)) {
+      // A catalogue page left open across an uninstall: nothing to open; installing again is Connect.
+      return c.html(errorPage({ title: "Not installed", message: "This app is not installed for this operator. Connect it from the app catalogue.", who: data.operator.name }), 409);
+    }
+    return c.redirect(buildPortalAuthorizationUrl(ctx, data.operator.id, {}, "open"), 303);
+  });
+
   // Uninstall (contract §3): revokes the install at any time; install.revoked is sent.
   app.post("/operators/:operatorId/uninstall", async (c) => {
     const params = operatorParamSchema.safeParse(c.req.param());

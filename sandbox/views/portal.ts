@@ -91,9 +91,15 @@ export function cataloguePage(view: CatalogueView): ReturnType<typeof layout> {
           ${view.requestedScopes.map((scope) => html`<li>${scope}</li>`)}
         </ul>
         ${install
-          ? html`<p class="muted">Installed ${install.createdAt}. Connect again to re-authorize the same install (same install_id, new tokens).</p>`
+          ? html`<p class="muted">Installed ${install.createdAt}. <strong>Open</strong> signs you in to the app (no consent screen
+              unless the app asks for something new). Connect again to review the access and re-authorize the same install (same install_id, new tokens).</p>`
           : ""}
         <div class="row">
+          ${install
+            ? html`<form class="inline" method="post" action="/portal/operators/${operator.id}/open">
+                <button type="submit">Open</button>
+              </form>`
+            : ""}
           <form class="inline" method="post" action="/portal/operators/${operator.id}/connect">
             <button type="submit">Connect</button>
           </form>

@@ -65,18 +65,18 @@ test("operator A signed in → installing as operator B asks; continuing shows B
   const [a, b] = await operators();
   await approveInPortal(page, a!);
   await expect(page).toHaveURL(`${stack.appUrl}/dashboard`); // no session before: signed in directly
-  await expect(page.getByRole("heading", { name: `Operator ${a!.id}` })).toBeVisible();
+  await expect(page.getByRole("heading", { name: a!.name })).toBeVisible();
 
   await approveInPortal(page, b!);
   await expect(page).toHaveURL(`${stack.appUrl}/oauth/continue`);
   await expect(page.getByTestId("current-sign-in")).toHaveText(`You are signed in as operator ${a!.id}.`);
   await page.goto("/dashboard"); // still A until the choice
-  await expect(page.getByRole("heading", { name: `Operator ${a!.id}` })).toBeVisible();
+  await expect(page.getByRole("heading", { name: a!.name })).toBeVisible();
 
   await page.goto("/oauth/continue");
   await page.getByRole("button", { name: `Continue as operator ${b!.id}` }).click();
   await expect(page).toHaveURL(`${stack.appUrl}/dashboard`);
-  await expect(page.getByRole("heading", { name: `Operator ${b!.id}` })).toBeVisible();
+  await expect(page.getByRole("heading", { name: b!.name })).toBeVisible();
 });
 
 test("the same operator re-installing after an uninstall is signed in directly (no one else's session)", async ({ page }) => {

@@ -39,6 +39,8 @@ describe("GET /consumers/me", () => {
       createdAt: expect.any(String),
       updatedAt: null,
       installId: 1,
+      // A sandbox extra too (README decision 49): the operator's own name, which `name` is not.
+      operatorName: "Fjordline Energy",
     });
   });
 

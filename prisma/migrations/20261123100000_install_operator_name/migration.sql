@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "installs" ADD COLUMN     "operator_name" TEXT;

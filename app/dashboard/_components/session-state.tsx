@@ -19,6 +19,22 @@ const STATES: Record<string, { label: string; tone: string }> = {
 
 const TYPES: Record<string, string> = { external: "External", operator: "Operator", sponsored: "Sponsored" };
 
+// Stop and failure reasons: strings whose values the contract does not list (public-facts.md names
+// the fields only); the ones the sandbox sends get words, any other is shown as given, made readable.
+const REASONS: Record<string, string> = {
+  user: "Stopped by the driver",
+  "ev-full": "Vehicle full",
+  remote: "Stopped remotely",
+  "idle-timeout": "Idle too long",
+  "connector-error": "Connector error",
+  "authorization-rejected": "Authorization rejected",
+  "ev-communication-error": "Could not talk to the vehicle",
+};
+
+export function sessionReasonLabel(reason: string): string {
+  return REASONS[reason] ?? humanize(reason);
+}
+
 export function sessionStateLabel(state: string | null | undefined): string {
   if (!state) return "Unknown";
   return STATES[state]?.label ?? humanize(state);

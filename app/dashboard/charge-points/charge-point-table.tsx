@@ -47,7 +47,6 @@ export function ChargePointTable({ list, options, query, asOf }: { list: ChargeP
             { label: "Type", className: "hidden sm:table-cell" },
             { label: "Location", className: "hidden md:table-cell" },
             { label: "Team", className: "hidden lg:table-cell" },
-            { label: "EVSE ID", className: "hidden xl:table-cell" },
           ]}
         >
           {list.items.map((cp) => (
@@ -56,7 +55,8 @@ export function ChargePointTable({ list, options, query, asOf }: { list: ChargeP
                 <Link href={`/dashboard/charge-points/${cp.id}`} className="text-brand-700 hover:underline">
                   {cp.name ?? `Charge point ${cp.id}`}
                 </Link>
-                {/* On a phone the location moves under the name instead of into a column of its own. */}
+                {/* The EVSE ID under the name rather than in a column of its own; on a phone, the city too. */}
+                {cp.evseId ? <span className="hidden font-mono text-xs font-normal text-slate-500 sm:block">{cp.evseId}</span> : null}
                 <span className="block text-xs font-normal text-slate-500 md:hidden">{cp.city ?? ""}</span>
               </td>
               <td className="px-3 py-2">
@@ -65,7 +65,6 @@ export function ChargePointTable({ list, options, query, asOf }: { list: ChargeP
               <td className="hidden whitespace-nowrap px-3 py-2 sm:table-cell">{powerLabel(cp.type, cp.maxKw)}</td>
               <td className="hidden px-3 py-2 md:table-cell">{cp.addressLabel ?? cp.city ?? "—"}</td>
               <td className="hidden px-3 py-2 lg:table-cell">{cp.teamId ? (teams.get(cp.teamId) ?? `Team ${cp.teamId}`) : "—"}</td>
-              <td className="hidden px-3 py-2 font-mono text-xs xl:table-cell">{cp.evseId ?? "—"}</td>
             </tr>
           ))}
         </ResponsiveTable>

@@ -2,7 +2,7 @@
 // the table, pages and the CSV export of the same filtered list; and the states shown instead of it.
 import Link from "next/link";
 import { SESSION_PER_PAGE_CHOICES, type SessionList, type SessionQuery } from "@/lib/dashboard/sessions";
-import { formatDateTime, formatDuration, formatKwh, formatMoney } from "../format";
+import { formatDate, formatDuration, formatKwh, formatMoney, formatTime } from "../format";
 import { AsOf } from "../_components/as-of";
 import { Pagination, queryString, rangeText } from "../_components/pagination";
 import { SessionStateBadge, sessionStateLabel } from "../_components/session-state";
@@ -119,9 +119,11 @@ export function SessionTable({
           {list.items.map((s) => (
             <tr key={s.id} data-session-id={s.id}>
               <td className="px-3 py-2">
-                <Link href={`/dashboard/sessions/${s.id}`} className="text-brand-700 hover:underline">
-                  {formatDateTime(s.startedAt)}
+                {/* Date and time on lines of their own, so the column stays narrow on a phone. */}
+                <Link href={`/dashboard/sessions/${s.id}`} className="whitespace-nowrap text-brand-700 hover:underline">
+                  {s.startedAt ? formatDate(s.startedAt) : "Not started"}
                 </Link>
+                <span className="block whitespace-nowrap text-xs text-slate-500">{s.startedAt ? formatTime(s.startedAt) : ""}</span>
               </td>
               <td className="px-3 py-2">
                 {s.chargePointId ? <span className="break-words">{s.chargePointName ?? `Charge point ${s.chargePointId}`}</span> : "—"}

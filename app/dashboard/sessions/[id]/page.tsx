@@ -11,8 +11,7 @@ import { loadSession } from "@/lib/dashboard/sessions";
 import { loadDashboardInstall } from "@/lib/installs/dashboard";
 import { formatDateTime, formatDuration, formatKwh, formatMoney } from "../../format";
 import { AsOf } from "../../_components/as-of";
-import { SessionStateBadge, sessionTypeLabel } from "../../_components/session-state";
-import { humanize } from "../../_components/words";
+import { SessionStateBadge, sessionReasonLabel, sessionTypeLabel } from "../../_components/session-state";
 
 export const dynamic = "force-dynamic";
 
@@ -62,8 +61,8 @@ export default async function SessionPage({ params }: { params: Promise<{ id: st
             {session.failedAt ? <Field label="Failed">{formatDateTime(session.failedAt)}</Field> : null}
             <Field label="Duration">{formatDuration(durationMs)}</Field>
             <Field label="Type">{sessionTypeLabel(session.type)}</Field>
-            {session.stopReason ? <Field label="Stopped because">{humanize(session.stopReason)}</Field> : null}
-            {session.failureReason ? <Field label="Failed because">{humanize(session.failureReason)}</Field> : null}
+            {session.stopReason ? <Field label="Stop reason">{sessionReasonLabel(session.stopReason)}</Field> : null}
+            {session.failureReason ? <Field label="Failure reason">{sessionReasonLabel(session.failureReason)}</Field> : null}
           </dl>
         </section>
 

@@ -216,6 +216,16 @@ describe("sessions, from the local copy", () => {
   });
 });
 
+describe("sessions not shared", () => {
+  it("an install not granted charge-transactions:read is told so, never 'being copied'", async () => {
+    await control("POST", "/app/scopes", { scopes: ["charge-points:read"] });
+    const install = await installViaPortal(NORTHWIND);
+    const page = await visit("/dashboard/sessions", install.sessionCookie);
+    expect(page.status).toBe(200);
+    expect(page.html).toContain('data-reason="not_granted"');
+  });
+});
+
 describe("the CSV export", () => {
   it("the filtered list, header and rows, RFC 4180 quoting, formulas neutralised", async () => {
     const install = await installViaPortal(NORTHWIND);

@@ -462,7 +462,7 @@ try {
     };
     const deepPage = Math.floor(copy!.charges / 100) - 1;
     await timePage("GET /dashboard/sessions (first 25)", "/dashboard/sessions");
-    await timePage(`GET /dashboard/sessions (page ${deepPage} of 100)`, `/dashboard/sessions?perPage=100&page=${deepPage}`);
+    await timePage(`GET /dashboard/sessions (page ${deepPage}, 100 a page)`, `/dashboard/sessions?perPage=100&page=${deepPage}`);
     await timePage("GET /dashboard/sessions (one charge point)", `/dashboard/sessions?chargePoint=${copy!.busiest}`);
     await timePage("GET /dashboard/sessions (a 30-day range)", "/dashboard/sessions?from=2025-02-01&to=2025-03-02");
     await timePage("GET /dashboard/charge-points?q=… (search)", "/dashboard/charge-points?q=hotel");

@@ -19,7 +19,7 @@ import { signInStaffWithFetch } from "../tests/helpers/staff-sign-in";
 // `npm run bench -- stampede ingest` runs only the sections named (primitives, stampede, storm, budget,
 // ingest, sign-in, sync, keepalive); the portal walk, the redirect_uri and the dashboard always run, since the others use the
 // install they make. BENCH_PORT_OFFSET runs a second bench beside a first one (other ports and folders).
-const SECTIONS = ["primitives", "stampede", "storm", "budget", "ingest", "sign-in", "sync", "keepalive"];
+const SECTIONS = ["primitives", "stampede", "storm", "budget", "ingest", "sign-in", "sync", "keepalive", "data-pages"];
 const chosen = process.argv.slice(2);
 const unknown = chosen.filter((name) => !SECTIONS.includes(name));
 if (unknown.length > 0) {
@@ -221,15 +221,15 @@ try {
   }
   summary("GET /oauth/callback (code → tokens → stored)", callbackMs.slice(3)); // first runs warm the server
 
-  // The dashboard: session → install → token → GET /charge-points → render.
+  // The charge points page before any sync (live): session → install → token → GET /charge-points → render.
   const dashboardMs: number[] = [];
   for (let i = 0; i < 50; i++) {
     const started = performance.now();
-    const response = await fetch(`${stack.env.APP_URL}/dashboard?perPage=25`, { headers: { cookie } });
+    const response = await fetch(`${stack.env.APP_URL}/dashboard/charge-points?perPage=25`, { headers: { cookie } });
     await response.text();
     dashboardMs.push(performance.now() - started);
   }
-  summary("GET /dashboard (live API read, 25 rows)", dashboardMs.slice(5));
+  summary("GET /dashboard/charge-points (live API read, 25 rows)", dashboardMs.slice(5));
 
   if (runs("stampede")) {
     // The refresh stampede: N concurrent API calls from two processes for one install whose access
@@ -273,7 +273,7 @@ try {
       await Promise.all(
         installs.flatMap((install) =>
           Array.from({ length: STORM_PAGES_PER_INSTALL }, async () => {
-            const response = await fetch(`${stack.env.APP_URL}/dashboard`, { headers: { cookie: install.sessionCookie } });
+            const response = await fetch(`${stack.env.APP_URL}/dashboard/charge-points`, { headers: { cookie: install.sessionCookie } });
             const html = await response.text();
             servedAt.push(performance.now() - started);
             // A page that shows a read failure (role="alert") instead of the charge points counts as failed.
@@ -435,6 +435,52 @@ try {
     await closeSql();
   }
 
+  if (runs("data-pages")) {
+    // The charge points and sessions pages over the large operator's local copy (issue 13,
+    // lib/dashboard/charge-points.ts and sessions.ts): after one sync of its 20,000 charges, the
+    // sessions list's first and a deep page (offset pagination), one charge point's sessions, a date
+    // range, a charge point search, and the whole CSV export (keyset batches of 1,000).
+    const install = await installViaPortal(LARGE_OPERATOR_ID);
+    const synced = resultOf<{ outcome: string }>(await runAppWorker(["sync", install.installRowId, "100"], { ...(stack.env as Record<string, string>), LOG_LEVEL: "warn" }));
+    const [copy] = await sql<{ charges: number; charge_points: number; busiest: string }>(
+      `SELECT (SELECT count(*)::int FROM synced_charges WHERE install_row_id = $1) AS charges,
+              (SELECT count(*)::int FROM synced_charge_points WHERE install_row_id = $1) AS charge_points,
+              (SELECT charge_point_id FROM synced_charges WHERE install_row_id = $1 GROUP BY 1 ORDER BY count(*) DESC LIMIT 1) AS busiest`,
+      [install.installRowId],
+    );
+    console.log(`\n== data pages (operator ${LARGE_OPERATOR_ID}: ${copy!.charges.toLocaleString("en-US")} charges, ${copy!.charge_points} charge points in the copy; sync ${synced.outcome}) ==`);
+    const timePage = async (name: string, pathAndQuery: string, count = 30) => {
+      const samples: number[] = [];
+      for (let i = 0; i < count + 3; i++) {
+        const t0 = performance.now();
+        const response = await fetch(`${stack.env.APP_URL}${pathAndQuery}`, { headers: { cookie: install.sessionCookie } });
+        await response.text();
+        if (response.status !== 200) throw new Error(`${pathAndQuery}: HTTP ${response.status}`);
+        samples.push(performance.now() - t0);
+      }
+      summary(name, samples.slice(3)); // the first runs warm the server
+    };
+    const deepPage = Math.floor(copy!.charges / 100) - 1;
+    await timePage("GET /dashboard/sessions (first 25)", "/dashboard/sessions");
+    await timePage(`GET /dashboard/sessions (page ${deepPage}, 100 a page)`, `/dashboard/sessions?perPage=100&page=${deepPage}`);
+    await timePage("GET /dashboard/sessions (one charge point)", `/dashboard/sessions?chargePoint=${copy!.busiest}`);
+    await timePage("GET /dashboard/sessions (a 30-day range)", "/dashboard/sessions?from=2025-02-01&to=2025-03-02");
+    await timePage("GET /dashboard/charge-points?q=… (search)", "/dashboard/charge-points?q=hotel");
+    const exportMs: number[] = [];
+    let bytes = 0;
+    let lines = 0;
+    for (let i = 0; i < 5; i++) {
+      const t0 = performance.now();
+      const response = await fetch(`${stack.env.APP_URL}/dashboard/sessions/export`, { headers: { cookie: install.sessionCookie } });
+      const text = await response.text();
+      exportMs.push(performance.now() - t0);
+      bytes = text.length;
+      lines = text.split("\r\n").length - 2; // minus the header and the empty string after the last CRLF
+    }
+    summary(`GET /dashboard/sessions/export (${lines.toLocaleString("en-US")} rows, ${(bytes / 1e6).toFixed(1)} MB)`, exportMs);
+    await closeSql();
+  }
+
   const secret = stack.env.WEBHOOK_SECRET!;
   if (runs("ingest")) {
     // Webhook ingest, each server in its own process and the load generated here: (a) the app's
@@ -491,7 +537,7 @@ try {
       const samples: number[] = [];
       while (samples.length < minimum || !until()) {
         const t0 = performance.now();
-        const response = await fetch(`${stack.env.APP_URL}/dashboard?perPage=25`, { headers: { cookie } });
+        const response = await fetch(`${stack.env.APP_URL}/dashboard/charge-points?perPage=25`, { headers: { cookie } });
         await response.text();
         samples.push(performance.now() - t0);
       }
@@ -548,8 +594,8 @@ try {
     console.log(`${"sign-in answers".padEnd(44)} ${Object.entries(outcomes).map(([k, v]) => `${k}=${v}`).join("  ")}  slowest=${sortedSignIn.at(-1)?.toFixed(0)} ms`);
     summary("webhooks during the burst", webhookMs);
     console.log(`${"".padEnd(44)} non-2xx answers=${webhookStatuses.filter((s) => s < 200 || s > 299).length} of ${webhookStatuses.length}`);
-    summary("GET /dashboard, quiet", quietDashboard);
-    summary("GET /dashboard, during the burst", busyDashboard);
+    summary("GET /dashboard/charge-points, quiet", quietDashboard);
+    summary("GET /dashboard/charge-points, during the burst", busyDashboard);
     const p99 = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 99);
     console.log(`${"dashboard p99 ratio (burst / quiet)".padEnd(44)} ${(p99(busyDashboard) / p99(quietDashboard)).toFixed(2)}`);
   }

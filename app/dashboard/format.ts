@@ -11,6 +11,13 @@ export function formatDateTime(value: Date | null | undefined): string {
   return value ? `${dateTime.format(value)} UTC` : "—";
 }
 
+const timeOnly = new Intl.DateTimeFormat(LOCALE, { timeZone: TIME_ZONE, timeStyle: "short" });
+
+/** The time of day with its zone, "05:13 UTC": beside formatDate where a narrow column splits the two. */
+export function formatTime(value: Date | null | undefined): string {
+  return value ? `${timeOnly.format(value)} UTC` : "—";
+}
+
 export function formatDate(value: Date | null | undefined): string {
   return value ? dateOnly.format(value) : "—";
 }

@@ -33,7 +33,10 @@ test("an operator installs the app from the portal and sees their charge points"
   const installs = await control<{ installs: { install_id: number; operator_id: number }[] }>("GET", "/installs");
   await expect(page.getByTestId("install-id")).toHaveText(String(installs.installs[0]!.install_id));
 
-  // The first page holds the operator's first 10 charge points, as the API lists them.
+  // Before the first sync the charge points page reads the API live: its first page holds the
+  // operator's first 10 charge points, as the API lists them.
+  await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Charge points" }).click();
+  await expect(page).toHaveURL(`${stack.appUrl}/dashboard/charge-points`);
   const rows = page.getByTestId("charge-points").getByRole("row");
   await expect(rows).toHaveCount(10);
   const shown = await rows.locator("td:first-child").allTextContents();

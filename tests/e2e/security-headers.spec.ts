@@ -53,6 +53,7 @@ test("the staff sign-in, the console and sign-out run their scripts under the CS
 test("the operator's dashboard hydrates: links navigate in the page, with no violation", async ({ page }) => {
   const violations = await watchCspViolations(page);
   await installAsFirstOperator(page);
+  await page.goto(`${stack.appUrl}/dashboard/charge-points`);
   // A marker in the page's JavaScript survives client-side navigation, not a full page load.
   await page.evaluate(() => ((window as unknown as { hydrationMarker: number }).hydrationMarker = 42));
   await page.getByRole("link", { name: "25", exact: true }).click();
@@ -61,6 +62,7 @@ test("the operator's dashboard hydrates: links navigate in the page, with no vio
   await expect(page).toHaveURL(`${stack.appUrl}/`);
   await page.getByRole("link", { name: "Open your dashboard" }).click();
   await expect(page).toHaveURL(`${stack.appUrl}/dashboard`);
+  await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Charge points" }).click();
   await expect(page.getByTestId("charge-points")).toBeVisible();
   expect(await page.evaluate(() => (window as unknown as { hydrationMarker?: number }).hydrationMarker)).toBe(42);
   expect(violations).toEqual([]);

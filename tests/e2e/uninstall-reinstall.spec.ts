@@ -23,6 +23,7 @@ test("uninstall in the portal → the app shows it revoked → re-install → a 
   await connectAndApprove(page, operator.name);
   const firstId = (await control<{ installs: SandboxInstall[] }>("GET", "/installs")).installs[0]!.install_id;
   await expect(page.getByTestId("install-id")).toHaveText(String(firstId));
+  await page.goto(`${stack.appUrl}/dashboard/charge-points`);
   await expect(page.getByTestId("charge-points").getByRole("row").first()).toBeVisible();
 
   // Uninstall from the operator portal: the service sends install.revoked to the app.
@@ -30,7 +31,7 @@ test("uninstall in the portal → the app shows it revoked → re-install → a 
   await page.getByRole("button", { name: "Uninstall" }).click();
   await expect(page.getByRole("button", { name: "Connect" })).toBeVisible();
 
-  await page.goto(`${stack.appUrl}/dashboard`);
+  await page.goto(`${stack.appUrl}/dashboard/charge-points`);
   await expect(page.getByTestId("install-status")).toHaveText("Uninstalled");
   await expect(page.getByTestId("charge-points")).toHaveCount(0);
   const [revoked] = await sql<{ status: string; grants: number }>(
@@ -47,6 +48,7 @@ test("uninstall in the portal → the app shows it revoked → re-install → a 
   expect(secondId).not.toBe(firstId);
   await expect(page.getByTestId("install-id")).toHaveText(String(secondId));
   await expect(page.getByTestId("install-status")).toHaveText("Connected");
+  await page.goto(`${stack.appUrl}/dashboard/charge-points`);
   await expect(page.getByTestId("charge-points").getByRole("row").first()).toBeVisible();
 
   const rows = await sql<{ install_id: number; status: string }>("SELECT install_id, status FROM installs ORDER BY created_at");

@@ -70,7 +70,7 @@ describe("when /consumers/me does not name the install", () => {
       { install_id: x!.install_id, status: "REVOKED", has_grant: false },
       { install_id: createdZ!.detail.install_id, status: "ACTIVE", has_grant: true },
     ]);
-    const dashboard = await fetch(`${stack.appUrl}/dashboard`, { headers: { cookie: reinstall.headers.get("set-cookie")!.split(";")[0]! } });
+    const dashboard = await fetch(`${stack.appUrl}/dashboard/charge-points`, { headers: { cookie: reinstall.headers.get("set-cookie")!.split(";")[0]! } });
     expect(await dashboard.text()).toContain('data-testid="charge-points"');
   });
 });

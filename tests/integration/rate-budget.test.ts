@@ -176,7 +176,7 @@ describe("the rate budget", () => {
     try {
       // The job is saturating the budget once the sandbox sees more than the burst in this window.
       for (let i = 0; i < 200 && (await requestCounts(install.installId)).total < 60; i++) await new Promise((r) => setTimeout(r, 50));
-      const response = await fetch(`${stack.appUrl}/dashboard`, { headers: { cookie: install.sessionCookie } });
+      const response = await fetch(`${stack.appUrl}/dashboard/charge-points`, { headers: { cookie: install.sessionCookie } });
       const html = await response.text();
       expect(response.status).toBe(200);
       expect(html).not.toContain('role="alert"');
@@ -189,10 +189,11 @@ describe("the rate budget", () => {
   }, 60_000);
 
   it("a page that cannot get budget within its deadline says busy and when to try again, without hammering", async () => {
-    // Two requests a minute: the redirect_uri's /consumers/me, then one of the page's two reads.
+    // Two requests a minute: the redirect_uri's /consumers/me, then the visit's check of the install
+    // (lib/installs/reconcile.ts); the page's one read (charge points, live before any sync) finds none left.
     await setDefaultLimit(2, 60);
     const install = await installViaPortal(1001);
-    const response = await fetch(`${stack.appUrl}/dashboard`, { headers: { cookie: install.sessionCookie } });
+    const response = await fetch(`${stack.appUrl}/dashboard/charge-points`, { headers: { cookie: install.sessionCookie } });
     const html = await response.text();
     expect(response.status).toBe(200);
     expect(html).toContain('data-reason="rate_limited"');

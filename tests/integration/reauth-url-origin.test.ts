@@ -14,7 +14,7 @@ const FOREIGN_ORIGIN = "https://reauth.attacker.example";
 const BUTTON = "Review and approve";
 
 async function dashboard(sessionCookie: string): Promise<string> {
-  const response = await fetch(`${stack.appUrl}/dashboard`, { headers: { cookie: sessionCookie } });
+  const response = await fetch(`${stack.appUrl}/dashboard/charge-points`, { headers: { cookie: sessionCookie } });
   expect(response.status).toBe(200);
   return response.text();
 }

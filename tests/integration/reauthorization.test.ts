@@ -10,7 +10,7 @@ afterAll(closeSql);
 const BASE_SCOPES = ["charge-points:read", "charge-transactions:read"];
 
 async function dashboard(sessionCookie: string) {
-  const response = await fetch(`${stack.appUrl}/dashboard`, { headers: { cookie: sessionCookie } });
+  const response = await fetch(`${stack.appUrl}/dashboard/charge-points`, { headers: { cookie: sessionCookie } });
   return { status: response.status, html: await response.text() };
 }
 async function status(installId: number) {
@@ -37,14 +37,16 @@ describe("what flags an install", () => {
     expect(await status(install.installId)).toBe("ACTIVE");
   });
 
+  // The charge points page reads the API live until the first sync (no sync runs in the test stack),
+  // so it is the page that meets the service's answer to a scope it did not grant.
   it("a plain 403 (a scope the service did not grant) does not flag the install", async () => {
-    await setScopes(["charge-points:read"]);
+    await setScopes(["charge-transactions:read"]);
     const install = await installViaPortal(1001);
-    // The app believes it may read charges; the service says 403 ACCESS_FORBIDDEN.
-    await sql("UPDATE installs SET granted_scopes = array_append(granted_scopes, 'charge-transactions:read') WHERE install_id = $1", [install.installId]);
+    // The app believes it may read charge points; the service says 403 ACCESS_FORBIDDEN.
+    await sql("UPDATE installs SET granted_scopes = array_append(granted_scopes, 'charge-points:read') WHERE install_id = $1", [install.installId]);
     const page = await dashboard(install.sessionCookie);
     expect(page.html).toContain('data-reason="not_granted"');
-    expect(page.html).toContain('data-testid="charge-points"'); // the rest of the page works
+    expect(page.html).toContain('data-testid="install-status"'); // the rest of the page works
     const forbidden = (await apiCalls(install.installId)).filter((e) => e.detail.error_code === "ACCESS_FORBIDDEN");
     expect(forbidden.length).toBeGreaterThan(0);
     expect(await status(install.installId)).toBe("ACTIVE");
@@ -52,13 +54,13 @@ describe("what flags an install", () => {
   });
 
   it("a scope the operator never granted is not requested at all", async () => {
-    await setScopes(["charge-points:read"]);
+    await setScopes(["charge-transactions:read"]);
     const install = await installViaPortal(1001);
     const page = await dashboard(install.sessionCookie);
     expect(page.html).toContain('data-reason="not_granted"');
     const paths = (await apiCalls(install.installId)).map((e) => String(e.detail.path));
-    expect(paths.some((p) => p.startsWith("/api/v1/charge-points"))).toBe(true);
-    expect(paths.filter((p) => p.startsWith("/api/v1/charges"))).toEqual([]);
+    expect(paths.some((p) => p.startsWith("/api/v1/consumers/me"))).toBe(true);
+    expect(paths.filter((p) => p.startsWith("/api/v1/charge-points"))).toEqual([]);
   });
 });
 

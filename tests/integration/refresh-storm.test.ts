@@ -14,7 +14,7 @@ const tokenStats = () => control<TokenStats>("GET", "/token-stats");
 
 /** The dashboard as the operator's browser asks for it: whether it showed their charge points. */
 async function dashboard(sessionCookie: string): Promise<"served" | string> {
-  const response = await fetch(`${stack.appUrl}/dashboard`, { headers: { cookie: sessionCookie } });
+  const response = await fetch(`${stack.appUrl}/dashboard/charge-points`, { headers: { cookie: sessionCookie } });
   const html = await response.text();
   if (response.status !== 200) return `HTTP ${response.status}`;
   const failure = /role="alert" data-reason="([a-z_]+)"/.exec(html);

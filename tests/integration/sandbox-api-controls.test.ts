@@ -24,7 +24,7 @@ afterAll(closeSql);
 
 /** The operator's dashboard: it reads charge points and charges from the API. */
 async function visitDashboard(sessionCookie: string): Promise<void> {
-  const response = await fetch(`${stack.appUrl}/dashboard`, { headers: { cookie: sessionCookie } });
+  const response = await fetch(`${stack.appUrl}/dashboard/charge-points`, { headers: { cookie: sessionCookie } });
   expect(response.status).toBe(200);
   await response.text();
 }

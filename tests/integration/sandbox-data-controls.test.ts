@@ -24,7 +24,7 @@ beforeEach(resetWorld);
 afterAll(closeSql);
 
 async function dashboardHtml(sessionCookie: string): Promise<string> {
-  const response = await fetch(`${stack.appUrl}/dashboard`, { headers: { cookie: sessionCookie } });
+  const response = await fetch(`${stack.appUrl}/dashboard/charge-points`, { headers: { cookie: sessionCookie } });
   expect(response.status).toBe(200);
   return response.text();
 }

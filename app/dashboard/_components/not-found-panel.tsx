@@ -1,0 +1,15 @@
+// The 404 of a detail page: an id the install does not have (unknown, removed, or another install's;
+// the page never says which).
+import Link from "next/link";
+
+export function NotFoundPanel({ what, backHref, backLabel }: { what: string; backHref: string; backLabel: string }) {
+  return (
+    <div className="space-y-2 rounded-lg border border-slate-200 bg-white p-6" data-testid="not-found">
+      <h2 className="text-lg font-semibold">{what} not found</h2>
+      <p className="text-sm text-slate-600">It is not in this install&apos;s data. It may have been removed at the service.</p>
+      <Link href={backHref} className="text-sm text-brand-700 hover:underline">
+        {backLabel}
+      </Link>
+    </div>
+  );
+}

@@ -1,0 +1,156 @@
+// GET /dashboard/charge-points/[id]: one charge point of the install, from the local copy: what it
+// is, where it is, its connectors, and its recent sessions. An id the install does not have
+// (unknown, removed, or another install's) is a 404 that says nothing about whose it is.
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { Suspense } from "react";
+import { currentOperator } from "@/lib/auth/operator-session";
+import { loadChargePoint } from "@/lib/dashboard/charge-points";
+import { readDashboardConfig } from "@/lib/dashboard/config";
+import { loadFreshness } from "@/lib/dashboard/freshness";
+import { recentSessionsOf } from "@/lib/dashboard/sessions";
+import { loadDashboardInstall } from "@/lib/installs/dashboard";
+import { formatDateTime, formatDuration, formatKwh, formatMoney } from "../../format";
+import { AsOf } from "../../_components/as-of";
+import { ChargePointStateBadge, powerLabel } from "../../_components/charge-point-state";
+import { SessionStateBadge } from "../../_components/session-state";
+import { SkeletonLine } from "../../_components/skeleton";
+
+export const dynamic = "force-dynamic";
+
+export default async function ChargePointPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const operator = await currentOperator();
+  const install = operator ? await loadDashboardInstall(operator.installRowId) : null;
+  if (!install) return null;
+  // Everything before the first byte is sent decides the status: this page has no loading boundary
+  // above it (see ../(list)/page.tsx), so notFound() here is a real 404.
+  const [chargePoint, freshness] = await Promise.all([loadChargePoint(install.id, id), loadFreshness(install.id)]);
+  if (!chargePoint) notFound();
+  const config = readDashboardConfig(install.config);
+
+  const address = [chargePoint.address1, [chargePoint.zip, chargePoint.city].filter(Boolean).join(" "), chargePoint.country].filter(Boolean).join(", ");
+  const mapHref =
+    chargePoint.latitude !== null && chargePoint.longitude !== null
+      ? `https://www.openstreetmap.org/?mlat=${chargePoint.latitude}&mlon=${chargePoint.longitude}#map=17/${chargePoint.latitude}/${chargePoint.longitude}`
+      : null;
+
+  return (
+    <div className="space-y-6" data-testid="charge-point-detail" data-charge-point-id={chargePoint.id}>
+      <div className="space-y-1">
+        <Link href="/dashboard/charge-points" className="text-sm text-brand-700 hover:underline">
+          ← Charge points
+        </Link>
+        <div className="flex flex-wrap items-center gap-3">
+          <h2 className="break-words text-xl font-semibold">{chargePoint.name ?? `Charge point ${chargePoint.id}`}</h2>
+          <ChargePointStateBadge state={chargePoint.state} />
+        </div>
+        {freshness.charge_points.asOf ? <AsOf asOf={freshness.charge_points.asOf} /> : null}
+      </div>
+
+      <div className="grid gap-4 md:grid-cols-2">
+        <section className="rounded-lg border border-slate-200 bg-white p-4" aria-labelledby="cp-details">
+          <h3 id="cp-details" className="mb-3 font-medium">
+            Details
+          </h3>
+          <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-2 text-sm">
+            <Field label="Type and power">{powerLabel(chargePoint.type, chargePoint.maxKw)}</Field>
+            <Field label="EVSE ID" mono>
+              {chargePoint.evseId ?? "—"}
+            </Field>
+            <Field label="Serial number" mono>
+              {chargePoint.serialNumber ?? "—"}
+            </Field>
+            <Field label="Site">{chargePoint.siteId ? `Site ${chargePoint.siteId}` : "No site"}</Field>
+            <Field label="Team">{chargePoint.teamName ?? (chargePoint.teamId ? `Team ${chargePoint.teamId}` : "—")}</Field>
+            <Field label="Visibility">{chargePoint.visibility === "public" ? "Public" : chargePoint.visibility === "private" ? "Private" : "—"}</Field>
+            <Field label="Active">{chargePoint.isActive === null ? "—" : chargePoint.isActive ? "Yes" : "No"}</Field>
+            <Field label="Last connected">{formatDateTime(chargePoint.lastConnectedAt)}</Field>
+          </dl>
+        </section>
+
+        <section className="space-y-4 rounded-lg border border-slate-200 bg-white p-4" aria-labelledby="cp-location">
+          <div>
+            <h3 id="cp-location" className="mb-2 font-medium">
+              Location
+            </h3>
+            <p className="text-sm">{chargePoint.addressLabel ?? (address || "No address")}</p>
+            {address && address !== chargePoint.addressLabel ? <p className="text-sm text-slate-600">{address}</p> : null}
+            {mapHref ? (
+              <a href={mapHref} className="mt-1 inline-block text-sm text-brand-700 hover:underline" target="_blank" rel="noopener noreferrer">
+                Open in a map
+              </a>
+            ) : null}
+          </div>
+          <div>
+            <h3 className="mb-2 font-medium">Connectors</h3>
+            {chargePoint.connectors.length === 0 ? (
+              <p className="text-sm text-slate-600">No connectors listed.</p>
+            ) : (
+              <ul className="space-y-1 text-sm" data-testid="connectors">
+                {chargePoint.connectors.map((connector) => (
+                  <li key={connector.id} className="flex gap-2">
+                    <span className="font-mono text-xs leading-5 text-slate-500">#{connector.identifier ?? connector.id}</span>
+                    <span>{connector.name ?? "Connector"}</span>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </div>
+        </section>
+      </div>
+
+      <section className="space-y-3" aria-labelledby="cp-sessions">
+        <div className="flex flex-wrap items-baseline justify-between gap-2">
+          <h3 id="cp-sessions" className="font-medium">
+            Recent sessions
+          </h3>
+          <Link href={`/dashboard/sessions?chargePoint=${chargePoint.id}`} className="text-sm text-brand-700 hover:underline">
+            All sessions of this charge point
+          </Link>
+        </div>
+        {!config.syncCharges ? (
+          <p className="text-sm text-slate-600">Sessions are not imported: the app&apos;s configuration for this install says not to.</p>
+        ) : !freshness.charges.asOf ? (
+          <p className="text-sm text-slate-600">Sessions are being copied from the service; they appear here once the copy is complete.</p>
+        ) : (
+          // Streamed: the details above show at once, the sessions when their read is done.
+          <Suspense fallback={<SkeletonLine className="h-24 w-full" />}>
+            <RecentSessions installRowId={install.id} chargePointId={chargePoint.id} />
+          </Suspense>
+        )}
+      </section>
+    </div>
+  );
+}
+
+function Field({ label, mono, children }: { label: string; mono?: boolean; children: React.ReactNode }) {
+  return (
+    <>
+      <dt className="text-slate-500">{label}</dt>
+      <dd className={`min-w-0 break-words ${mono ? "font-mono text-xs leading-5" : ""}`}>{children}</dd>
+    </>
+  );
+}
+
+async function RecentSessions({ installRowId, chargePointId }: { installRowId: string; chargePointId: string }) {
+  const sessions = await recentSessionsOf(installRowId, chargePointId, 10);
+  if (sessions.length === 0) return <p className="text-sm text-slate-600">No sessions on this charge point yet.</p>;
+  return (
+    <ul className="divide-y divide-slate-100 rounded-lg border border-slate-200 bg-white text-sm" data-testid="recent-sessions">
+      {sessions.map((s) => (
+        <li key={s.id} className="flex flex-wrap items-center justify-between gap-x-4 gap-y-1 px-3 py-2">
+          <Link href={`/dashboard/sessions/${s.id}`} className="text-brand-700 hover:underline">
+            {formatDateTime(s.startedAt)}
+          </Link>
+          <span className="flex flex-wrap items-center gap-3 text-slate-600">
+            <span>{formatKwh(s.consumedKwh)}</span>
+            <span className="hidden sm:inline">{formatDuration(s.startedAt && s.stoppedAt ? s.stoppedAt.getTime() - s.startedAt.getTime() : null)}</span>
+            <span>{formatMoney(s.cost, s.currency, s.currencyDecimals)}</span>
+            <SessionStateBadge state={s.state} />
+          </span>
+        </li>
+      ))}
+    </ul>
+  );
+}

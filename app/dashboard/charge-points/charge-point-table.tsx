@@ -1,0 +1,194 @@
+// The charge points from the install's local copy: the filter form (a plain GET form, so it works
+// without JavaScript and every view has its own address), the table, and pages.
+import Link from "next/link";
+import { PER_PAGE_CHOICES, SORTS, type ChargePointList, type ChargePointQuery, type FilterOptions } from "@/lib/dashboard/charge-points";
+import { AsOf } from "../_components/as-of";
+import { ChargePointStateBadge, chargePointStateLabel, powerLabel } from "../_components/charge-point-state";
+import { Pagination, queryString, rangeText } from "../_components/pagination";
+import { ResponsiveTable } from "../_components/table";
+
+const DEFAULTS = { q: "", sort: "name", dir: "asc", page: 0, perPage: 25 } as const;
+const SORT_LABELS: Record<(typeof SORTS)[number], string> = { name: "Name", state: "State", power: "Power", city: "City" };
+
+export function chargePointsHref(query: ChargePointQuery, change: Partial<ChargePointQuery> = {}): string {
+  const next = { ...query, ...change };
+  return `/dashboard/charge-points${queryString(
+    { q: next.q, state: next.state, type: next.type, site: next.site, team: next.team, sort: next.sort, dir: next.dir, page: next.page, perPage: next.perPage },
+    DEFAULTS,
+  )}`;
+}
+
+const teamLabel = (team: { id: string; name: string | null }) => team.name ?? `Team ${team.id}`;
+
+export function ChargePointTable({ list, options, query, asOf }: { list: ChargePointList; options: FilterOptions; query: ChargePointQuery; asOf: Date }) {
+  const teams = new Map(options.teams.map((t) => [t.id, teamLabel(t)]));
+  return (
+    <section className="space-y-4">
+      <div className="flex flex-wrap items-end justify-between gap-2">
+        <div>
+          <h2 className="text-lg font-semibold">Charge points</h2>
+          <p className="text-sm text-slate-600" data-testid="charge-point-count">
+            {options.any ? rangeText(list.page, list.perPage, list.items.length, list.total) : "No charge points"}
+          </p>
+        </div>
+        <AsOf asOf={asOf} />
+      </div>
+
+      {options.any ? <Filters options={options} query={query} /> : null}
+
+      {list.items.length === 0 ? (
+        <EmptyState any={options.any} />
+      ) : (
+        <ResponsiveTable
+          testId="charge-points"
+          columns={[
+            { label: "Name" },
+            { label: "State" },
+            { label: "Type", className: "hidden sm:table-cell" },
+            { label: "Location", className: "hidden md:table-cell" },
+            { label: "Team", className: "hidden lg:table-cell" },
+          ]}
+        >
+          {list.items.map((cp) => (
+            <tr key={cp.id} data-charge-point-id={cp.id}>
+              <td className="px-3 py-2 font-medium">
+                <Link href={`/dashboard/charge-points/${cp.id}`} className="text-brand-700 hover:underline">
+                  {cp.name ?? `Charge point ${cp.id}`}
+                </Link>
+                {/* The EVSE ID under the name rather than in a column of its own; on a phone, the city too. */}
+                {cp.evseId ? <span className="hidden font-mono text-xs font-normal text-slate-500 sm:block">{cp.evseId}</span> : null}
+                <span className="block text-xs font-normal text-slate-500 md:hidden">{cp.city ?? ""}</span>
+              </td>
+              <td className="px-3 py-2">
+                <ChargePointStateBadge state={cp.state} />
+              </td>
+              <td className="hidden whitespace-nowrap px-3 py-2 sm:table-cell">{powerLabel(cp.type, cp.maxKw)}</td>
+              <td className="hidden px-3 py-2 md:table-cell">{cp.addressLabel ?? cp.city ?? "—"}</td>
+              <td className="hidden px-3 py-2 lg:table-cell">{cp.teamId ? (teams.get(cp.teamId) ?? `Team ${cp.teamId}`) : "—"}</td>
+            </tr>
+          ))}
+        </ResponsiveTable>
+      )}
+
+      <div className="flex flex-wrap items-center justify-between gap-3">
+        <nav className="flex items-center gap-2 text-sm" aria-label="Page size">
+          <span className="text-slate-500">Per page:</span>
+          {PER_PAGE_CHOICES.map((n) => (
+            <Link
+              key={n}
+              href={chargePointsHref(query, { perPage: n, page: 0 })}
+              className={n === query.perPage ? "font-semibold text-slate-900" : "text-brand-700 hover:underline"}
+              aria-current={n === query.perPage ? "true" : undefined}
+            >
+              {n}
+            </Link>
+          ))}
+        </nav>
+      </div>
+      <Pagination page={list.page} perPage={list.perPage} total={list.total} hrefFor={(page) => chargePointsHref(query, { page })} />
+    </section>
+  );
+}
+
+function EmptyState({ any }: { any: boolean }) {
+  return (
+    <div className="rounded-lg border border-dashed border-slate-300 bg-white p-8 text-center" data-testid="charge-points-empty">
+      {any ? (
+        <>
+          <p className="font-medium">No charge points match</p>
+          <p className="mt-1 text-sm text-slate-600">Try another search, or fewer filters.</p>
+          <Link href="/dashboard/charge-points" className="mt-3 inline-block text-sm text-brand-700 hover:underline">
+            Clear filters
+          </Link>
+        </>
+      ) : (
+        <>
+          <p className="font-medium">No charge points</p>
+          <p className="mt-1 text-sm text-slate-600">
+            The service lists none for this operator (or none in the sites chosen in the app&apos;s configuration).
+          </p>
+        </>
+      )}
+    </div>
+  );
+}
+
+const fieldClass = "mt-1 block w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm";
+
+function Filters({ options, query }: { options: FilterOptions; query: ChargePointQuery }) {
+  return (
+    <form method="get" action="/dashboard/charge-points" className="grid grid-cols-2 gap-3 rounded-lg border border-slate-200 bg-white p-3 sm:grid-cols-3 lg:grid-cols-6" role="search">
+      <label className="col-span-2 text-xs font-medium text-slate-600 sm:col-span-3 lg:col-span-2">
+        Search
+        <input type="search" name="q" defaultValue={query.q} placeholder="Name, EVSE ID, serial number, address" maxLength={100} className={fieldClass} />
+      </label>
+      <label className="text-xs font-medium text-slate-600">
+        State
+        <select name="state" defaultValue={query.state ?? ""} className={fieldClass}>
+          <option value="">All states</option>
+          {options.states.map((state) => (
+            <option key={state} value={state}>
+              {chargePointStateLabel(state)}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="text-xs font-medium text-slate-600">
+        Type
+        <select name="type" defaultValue={query.type ?? ""} className={fieldClass}>
+          <option value="">AC and DC</option>
+          <option value="ac">AC</option>
+          <option value="dc">DC</option>
+        </select>
+      </label>
+      <label className="text-xs font-medium text-slate-600">
+        Site
+        <select name="site" defaultValue={query.site ?? ""} className={fieldClass}>
+          <option value="">All sites</option>
+          {options.sites.map((site) => (
+            <option key={site} value={site}>
+              Site {site}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="text-xs font-medium text-slate-600">
+        Team
+        <select name="team" defaultValue={query.team ?? ""} className={fieldClass}>
+          <option value="">All teams</option>
+          {options.teams.map((team) => (
+            <option key={team.id} value={team.id}>
+              {teamLabel(team)}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="text-xs font-medium text-slate-600">
+        Sort by
+        <select name="sort" defaultValue={query.sort} className={fieldClass}>
+          {SORTS.map((sort) => (
+            <option key={sort} value={sort}>
+              {SORT_LABELS[sort]}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="text-xs font-medium text-slate-600">
+        Order
+        <select name="dir" defaultValue={query.dir} className={fieldClass}>
+          <option value="asc">Ascending</option>
+          <option value="desc">Descending</option>
+        </select>
+      </label>
+      <input type="hidden" name="perPage" value={query.perPage} />
+      <div className="col-span-2 flex items-end gap-3 sm:col-span-1">
+        <button type="submit" className="rounded-md bg-slate-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-slate-700">
+          Apply
+        </button>
+        <Link href="/dashboard/charge-points" className="py-1.5 text-sm text-brand-700 hover:underline">
+          Clear
+        </Link>
+      </div>
+    </form>
+  );
+}

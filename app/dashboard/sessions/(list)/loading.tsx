@@ -1,0 +1,5 @@
+import { TableSkeleton } from "../../_components/skeleton";
+
+export default function Loading() {
+  return <TableSkeleton label="Loading sessions" />;
+}

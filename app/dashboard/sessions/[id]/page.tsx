@@ -1,0 +1,98 @@
+// GET /dashboard/sessions/[id]: one charging session of the install, from the local copy. An id the
+// install does not have (unknown, removed, or another install's) is a 404 that says nothing about
+// whose it is. No loading boundary above this page, so that 404 is a real status (see
+// ../../charge-points/(list)/page.tsx).
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { currentOperator } from "@/lib/auth/operator-session";
+import { readDashboardConfig } from "@/lib/dashboard/config";
+import { loadFreshness } from "@/lib/dashboard/freshness";
+import { loadSession } from "@/lib/dashboard/sessions";
+import { loadDashboardInstall } from "@/lib/installs/dashboard";
+import { formatDateTime, formatDuration, formatKwh, formatMoney } from "../../format";
+import { AsOf } from "../../_components/as-of";
+import { SessionStateBadge, sessionReasonLabel, sessionTypeLabel } from "../../_components/session-state";
+
+export const dynamic = "force-dynamic";
+
+export default async function SessionPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const operator = await currentOperator();
+  const install = operator ? await loadDashboardInstall(operator.installRowId) : null;
+  if (!install) return null;
+  const [session, freshness] = await Promise.all([loadSession(install.id, id), loadFreshness(install.id)]);
+  // With syncCharges off the copy holds no charges (lib/sync/config.ts), so every id is unknown here.
+  if (!session) notFound();
+  const config = readDashboardConfig(install.config);
+  const durationMs = session.startedAt && session.stoppedAt ? session.stoppedAt.getTime() - session.startedAt.getTime() : null;
+  const money = (amount: number | null) => formatMoney(amount, session.currency, session.currencyDecimals);
+
+  return (
+    <div className="space-y-6" data-testid="session-detail" data-session-id={session.id}>
+      <div className="space-y-1">
+        <Link href="/dashboard/sessions" className="text-sm text-brand-700 hover:underline">
+          ← Sessions
+        </Link>
+        <div className="flex flex-wrap items-center gap-3">
+          <h2 className="text-xl font-semibold">Session {session.id}</h2>
+          <SessionStateBadge state={session.state} />
+        </div>
+        {freshness.charges.asOf ? <AsOf asOf={freshness.charges.asOf} /> : null}
+      </div>
+
+      <div className="grid gap-4 md:grid-cols-2">
+        <section className="rounded-lg border border-slate-200 bg-white p-4" aria-labelledby="session-when">
+          <h3 id="session-when" className="mb-3 font-medium">
+            Where and when
+          </h3>
+          <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-2 text-sm">
+            <Field label="Charge point">
+              {session.chargePointId ? (
+                <Link href={`/dashboard/charge-points/${session.chargePointId}`} className="break-words text-brand-700 hover:underline" data-testid="session-charge-point">
+                  {session.chargePointName ?? `Charge point ${session.chargePointId}`}
+                </Link>
+              ) : (
+                "—"
+              )}
+            </Field>
+            <Field label="Started">{formatDateTime(session.startedAt)}</Field>
+            <Field label="Stopped">{formatDateTime(session.stoppedAt)}</Field>
+            {session.completedAt ? <Field label="Completed">{formatDateTime(session.completedAt)}</Field> : null}
+            {session.failedAt ? <Field label="Failed">{formatDateTime(session.failedAt)}</Field> : null}
+            <Field label="Duration">{formatDuration(durationMs)}</Field>
+            <Field label="Type">{sessionTypeLabel(session.type)}</Field>
+            {session.stopReason ? <Field label="Stop reason">{sessionReasonLabel(session.stopReason)}</Field> : null}
+            {session.failureReason ? <Field label="Failure reason">{sessionReasonLabel(session.failureReason)}</Field> : null}
+          </dl>
+        </section>
+
+        <section className="rounded-lg border border-slate-200 bg-white p-4" aria-labelledby="session-amounts">
+          <h3 id="session-amounts" className="mb-3 font-medium">
+            Energy and amounts
+          </h3>
+          <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-2 text-sm">
+            <Field label="Energy">{formatKwh(session.consumedKwh)}</Field>
+            <Field label="Meter at start">{formatKwh(session.startMeterKwh)}</Field>
+            <Field label="Meter at end">{formatKwh(session.endMeterKwh)}</Field>
+            <Field label="Price">{money(session.price)}</Field>
+            <Field label="Cost">{money(session.cost)}</Field>
+          </dl>
+          {config.currency && session.currency && session.currency !== config.currency ? (
+            <p className="mt-3 text-xs text-slate-600" data-testid="currency-note">
+              Recorded in {session.currency}; your reporting currency is {config.currency}. The app does not convert amounts.
+            </p>
+          ) : null}
+        </section>
+      </div>
+    </div>
+  );
+}
+
+function Field({ label, children }: { label: string; children: React.ReactNode }) {
+  return (
+    <>
+      <dt className="text-slate-500">{label}</dt>
+      <dd className="min-w-0 break-words">{children}</dd>
+    </>
+  );
+}

@@ -3,7 +3,7 @@
 // local copy) and a range of days; the page shows energy per day as a chart, and the sessions.
 import { currentOperator } from "@/lib/auth/operator-session";
 import { HISTORY_LIMIT, EnergyQuerySchema, loadEnergy, type EnergyView } from "@/lib/dashboard/energy";
-import { fetchInstallSummary, loadDashboardInstall } from "@/lib/installs/dashboard";
+import { fetchInstallSummary, loadDashboardInstall, restartIfInstallLeftActive } from "@/lib/installs/dashboard";
 import { formatCount, formatDateTime, formatDuration, formatKwh } from "../format";
 import { ReauthorizeBanner } from "../install-status";
 import { EnergyChart } from "./energy-chart";
@@ -32,6 +32,9 @@ export default async function EnergyPage({ searchParams }: { searchParams: Promi
   const install = operator ? await loadDashboardInstall(operator.installRowId) : null;
   if (!install || install.status !== "ACTIVE") return null;
   const view = await loadEnergy(install, query);
+  // A failed call may have moved the install out of ACTIVE (flagged, revoked, chain lost): render
+  // again so the panel above says so too (lib/installs/dashboard.ts, restartIfInstallLeftActive).
+  if (view.state === "failed") await restartIfInstallLeftActive(install.id);
 
   if (view.state === "failed" && view.failure.kind === "needs_reauth") {
     // The call has just flagged the install (contract §7): show the banner now, not on the next visit.

@@ -12,7 +12,10 @@
 //                             the queued refreshes, as a cron route does it); prints its summary
 //   reconcile-sweep [maxJobs] one reconcile sweep run by hand, the same way; prints its summary
 //   fan-out <kind>            the fan-out alone (keep-alive or reconcile): enqueues, works nothing; prints it
-//   work <kind> [maxJobs]     works the kind's queued per-install jobs, without a fan-out; prints the summary
+//   work <kind> [maxJobs] [runs]
+//                             works the kind's queued per-install jobs, without a fan-out; prints the summary.
+//                             runs > 1: that many runs in this one process, each after a line on stdin
+//                             (a test changes the queue in between, without paying for a new process)
 //   receive-and-die <body> <signature>
 //                             receives one webhook delivery (body base64url) as the route does, prints the
 //                             answer, and dies (SIGKILL) at once: nothing kept in memory survives it
@@ -44,23 +47,23 @@
 //                             SIGKILLs itself as it is about to send list request n + 1
 //   sync-many <id,id,...> <perPage>
 //                             one syncInstall run per install, all at once in this process; prints each
-//                             summary and the client's counters per install (the bench's sync section)
+//                             summary, how long each took, and the client's counters per install (the
+//                             bench's sync section)
 //   purge                     one retention purge of revoked installs' synced data; prints its summary
 import { createInterface } from "node:readline";
-import { InstallFailedError, completeInstall } from "../../lib/installs/connect";
-import { fetchInstallChargePoints, fetchInstallSummary } from "../../lib/installs/dashboard";
-import { probeReauthorization } from "../../lib/installs/reauth";
-import { reconcileInstall } from "../../lib/installs/reconcile";
-import { fanOut, runJobNow, stopJobEngine, workQueuedJobs, type JobKind } from "../../lib/jobs/engine";
-import { withAccessToken } from "../../lib/oauth/access";
-import { ensureOAuthConfiguration } from "../../lib/oauth/token-endpoint";
-import { reencryptAllGrants } from "../../lib/oauth/token-vault";
-import { checkReadiness } from "../../lib/health";
-import { db } from "../../lib/db/client";
-import { apiCounters, fetchChargePoints, fetchCharges, fetchConsumer, type ApiCounters } from "../../lib/partner-api/client";
-import { walkPages } from "../../lib/partner-api/paginate";
+import type { JobKind } from "../../lib/jobs/engine";
 import type { Priority } from "../../lib/partner-api/budget";
-import { purgeRevokedInstallData, syncInstall } from "../../lib/sync";
+
+// The app's modules are imported by the command that needs them, not all up front: a test spawns
+// this process dozens of times, and loading every module (the ORM, the job engine, the OAuth client)
+// for every command cost seconds per spawn on a busy machine.
+const connect = () => import("../../lib/installs/connect");
+const dashboard = () => import("../../lib/installs/dashboard");
+const jobs = () => import("../../lib/jobs/engine");
+const access = () => import("../../lib/oauth/access");
+const client = () => import("../../lib/partner-api/client");
+const database = () => import("../../lib/db/client");
+const sync = () => import("../../lib/sync");
 
 const [command, installRowId = "", countArg = "1"] = process.argv.slice(2);
 const realFetch = globalThis.fetch;
@@ -78,11 +81,13 @@ function interceptTokenEndpoint(onAnswer: (response: Response) => Promise<Respon
 }
 
 async function callOnce() {
+  const [{ withAccessToken }, { fetchConsumer }] = await Promise.all([access(), client()]);
   return withAccessToken(installRowId, (token, call) => fetchConsumer(token, call));
 }
 
 /** One read through the whole client: the install's token, its budget, retries. */
-function readOneChargePoint(id: string, priority: Priority) {
+async function readOneChargePoint(id: string, priority: Priority) {
+  const [{ withAccessToken }, { fetchChargePoints }] = await Promise.all([access(), client()]);
   return withAccessToken(id, (token, call) => fetchChargePoints(token, call, { page: 0, perPage: 1 }), { priority });
 }
 
@@ -106,6 +111,8 @@ switch (command) {
     const count = Number(countArg);
     // Warm up without touching the token (it may be the expired one under test): open the
     // database pool and discover the identity provider, so latencies are not cold-start times.
+    const { db } = await database();
+    const { ensureOAuthConfiguration } = await import("../../lib/oauth/token-endpoint");
     await Promise.all(Array.from({ length: 10 }, () => db().$queryRaw`SELECT 1`));
     await ensureOAuthConfiguration();
     const started = performance.now();
@@ -156,15 +163,24 @@ switch (command) {
   case "keep-alive":
   case "reconcile-sweep": {
     // Here the second argument is the batch limit, not an install.
-    const kind: JobKind = command === "keep-alive" ? "keep-alive" : "reconcile";
+    const { runJobNow, stopJobEngine } = await jobs();
+    const kind = command === "keep-alive" ? "keep-alive" : "reconcile";
     console.log(JSON.stringify(await runJobNow(kind, { maxJobs: Number(installRowId || 1000), timeLimitMs: 60_000, concurrency: 10 })));
     await stopJobEngine(1_000);
     break;
   }
-  case "work":
-    console.log(JSON.stringify(await workQueuedJobs(installRowId as JobKind, { maxJobs: Number(process.argv[4] ?? 1000), timeLimitMs: 60_000, concurrency: 10 })));
+  case "work": {
+    const { stopJobEngine, workQueuedJobs } = await jobs();
+    const runs = Number(process.argv[5] ?? 1);
+    const lines = runs > 1 ? createInterface({ input: process.stdin }) : undefined;
+    for (let run = 1; run <= runs; run++) {
+      if (run > 1) await new Promise<void>((resolve) => lines!.once("line", () => resolve()));
+      console.log(JSON.stringify(await workQueuedJobs(installRowId as JobKind, { maxJobs: Number(process.argv[4] ?? 1000), timeLimitMs: 60_000, concurrency: 10 })));
+    }
+    lines?.close();
     await stopJobEngine(1_000);
     break;
+  }
   case "receive-and-die": {
     const { receiveWebhook } = await import("../../lib/webhooks/receive");
     const answer = await receiveWebhook(Buffer.from(installRowId, "base64url"), countArg);
@@ -172,25 +188,33 @@ switch (command) {
     process.kill(process.pid, "SIGKILL");
     break;
   }
-  case "fan-out":
+  case "fan-out": {
+    const { fanOut, stopJobEngine } = await jobs();
     console.log(JSON.stringify(await fanOut(installRowId as JobKind)));
     await stopJobEngine(1_000);
     break;
+  }
   case "dashboard-read": {
+    const { fetchInstallChargePoints, fetchInstallSummary } = await dashboard();
     const install = await fetchInstallSummary(installRowId);
     if (!install) throw new Error(`no install ${installRowId}`);
     const read = await fetchInstallChargePoints(install, { page: 0, perPage: 10 });
     console.log(JSON.stringify(read.ok ? { ok: true } : read));
     break;
   }
-  case "reconcile":
+  case "reconcile": {
+    const { reconcileInstall } = await import("../../lib/installs/reconcile");
     console.log(JSON.stringify({ outcome: await reconcileInstall(installRowId) }));
     break;
-  case "probe-reauth":
+  }
+  case "probe-reauth": {
+    const { probeReauthorization } = await import("../../lib/installs/reauth");
     console.log(JSON.stringify({ outcome: await probeReauthorization(installRowId, "staff", { force: true }) }));
     break;
+  }
   case "callback": {
     // Here the second argument is the callback's query string, not an install.
+    const { InstallFailedError, completeInstall } = await connect();
     try {
       console.log(JSON.stringify({ ok: true, ...(await completeInstall(new URLSearchParams(installRowId))) }));
     } catch (error) {
@@ -199,10 +223,13 @@ switch (command) {
     }
     break;
   }
-  case "reencrypt":
+  case "reencrypt": {
+    const [{ reencryptAllGrants }, { db }] = await Promise.all([import("../../lib/oauth/token-vault"), database()]);
     console.log(JSON.stringify(await reencryptAllGrants(db())));
     break;
+  }
   case "ready": {
+    const { checkReadiness } = await import("../../lib/health");
     const started = performance.now();
     const readiness = await checkReadiness();
     console.log(JSON.stringify({ ...readiness, ms: performance.now() - started }));
@@ -210,6 +237,7 @@ switch (command) {
   }
   case "api-burst": {
     const priority = (process.argv[5] ?? "interactive") as Priority;
+    const [{ db }, { apiCounters }] = await Promise.all([database(), client()]);
     await Promise.all(Array.from({ length: 5 }, () => db().$queryRaw`SELECT 1`));
     if (process.argv[6] === "gated") {
       const lines = createInterface({ input: process.stdin });
@@ -219,7 +247,7 @@ switch (command) {
     }
     const started = performance.now();
     const result = await settle(Array.from({ length: Number(countArg) }, () => readOneChargePoint(installRowId, priority)));
-    const counters: ApiCounters = apiCounters(installRowId);
+    const counters = apiCounters(installRowId);
     console.log(JSON.stringify({ ...result, counters, wallMs: performance.now() - started }));
     break;
   }
@@ -227,6 +255,7 @@ switch (command) {
     const ids = installRowId.split(",");
     const stopAt = Date.now() + Number(countArg);
     const perPage = Number(process.argv[5] ?? 10);
+    const [{ withAccessToken }, { apiCounters, fetchCharges }, { walkPages }] = await Promise.all([access(), client(), import("../../lib/partner-api/paginate")]);
     const errors: Record<string, number> = {};
     await Promise.all(
       ids.map(async (id) => {
@@ -248,6 +277,7 @@ switch (command) {
   }
   case "spend": {
     const statuses: Record<string, number> = {};
+    const { withAccessToken } = await access();
     await withAccessToken(installRowId, async (token) => {
       for (let i = 0; i < Number(countArg); i++) {
         const response = await fetch(new URL("/api/v1/charge-points?page=0&perPage=1", process.env.PARTNER_API_BASE_URL), { headers: { Authorization: `Bearer ${token}` } });
@@ -260,6 +290,7 @@ switch (command) {
   }
   case "fairness": {
     const [installA, installB, nA, nB] = process.argv.slice(3);
+    const { apiCounters } = await client();
     const aReads = Array.from({ length: Number(nA) }, () => readOneChargePoint(installA!, "background"));
     let aDone = 0;
     for (const read of aReads) void read.then(() => (aDone += 1), () => (aDone += 1));
@@ -273,6 +304,7 @@ switch (command) {
   }
   case "sync": {
     const [mode, limit] = process.argv.slice(5);
+    const { syncInstall } = await sync();
     const stop = new AbortController();
     const isListRequest = (input: Parameters<typeof fetch>[0]) =>
       /\/api\/v1\/(charge-points|charges|teams)\?/.test(typeof input === "string" ? input : input instanceof URL ? input.href : input.url);
@@ -295,14 +327,30 @@ switch (command) {
   }
   case "sync-many": {
     const ids = installRowId.split(",");
+    const [{ syncInstall }, { apiCounters }] = await Promise.all([sync(), client()]);
     const started = performance.now();
-    const summaries = await Promise.all(ids.map((id) => syncInstall(id, { perPage: Number(countArg) })));
-    console.log(JSON.stringify({ summaries, counters: Object.fromEntries(ids.map((id) => [id, apiCounters(id)])), wallMs: performance.now() - started }));
+    const runs = await Promise.all(
+      ids.map(async (id) => {
+        const summary = await syncInstall(id, { perPage: Number(countArg) });
+        return { summary, ms: performance.now() - started };
+      }),
+    );
+    console.log(
+      JSON.stringify({
+        summaries: runs.map((run) => run.summary),
+        // How long each install's sync took, from the common start (they run at once).
+        installMs: runs.map((run) => run.ms),
+        counters: Object.fromEntries(ids.map((id) => [id, apiCounters(id)])),
+        wallMs: performance.now() - started,
+      }),
+    );
     break;
   }
-  case "purge":
+  case "purge": {
+    const { purgeRevokedInstallData } = await sync();
     console.log(JSON.stringify(await purgeRevokedInstallData()));
     break;
+  }
   default:
     console.error(`unknown command ${command}`);
     process.exit(2);

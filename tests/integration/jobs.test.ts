@@ -189,10 +189,18 @@ describe("retries", () => {
     expect(resultOf(await runAppWorker(["fan-out", "reconcile"]))).toEqual({ due: 1, enqueued: 1 });
 
     const delays: number[] = [];
+    // Six runs of the queue's own jobs, no fan-out, in one process that waits for a line between runs:
+    // time moves on for the job alone (start_after, below).
+    // (The API client's own retries of a 503 are the budget's business, tested elsewhere: off here.)
+    const worker = startAppWorker(["work", "reconcile", "1000", "6"], { API_MAX_RETRIES: "0" });
+    workers.add(worker.child); // stopped after the test, whatever happens
+    let printed = "";
+    worker.child.stdout!.on("data", (chunk: string) => (printed += chunk));
+    const nthResult = (n: number) =>
+      until(`run ${n}'s summary`, async () => printed.split("\n").slice(0, -1).filter((line) => line.startsWith('{"worked"')), (lines) => lines.length >= n).then((lines) => JSON.parse(lines[n - 1]!) as unknown);
     for (let attempt = 1; attempt <= 6; attempt++) {
-      // Only the queue's own jobs, no fan-out: time moves on for the job alone (start_after, below).
-      // (The API client's own retries of a 503 are the budget's business, tested elsewhere: off here.)
-      const run = resultOf<{ worked: number; outcomes: Record<string, number> }>(await runAppWorker(["work", "reconcile"], { API_MAX_RETRIES: "0" }));
+      if (attempt > 1) worker.child.stdin!.write("go\n");
+      const run = await nthResult(attempt);
       expect(run).toMatchObject({ worked: 1, outcomes: { retrying: 1 } });
       const [job] = await jobs("install-check");
       if (attempt <= 5) {
@@ -205,6 +213,7 @@ describe("retries", () => {
         expect(job).toMatchObject({ state: "failed" });
       }
     }
+    expect((await worker.done).code).toBe(0);
     // pg-boss's exponential backoff from 60 s, with jitter, capped at 30 minutes (lib/jobs/queues.ts):
     // attempt n waits between 60 s × 2^n / 2 and 60 s × 2^n.
     delays.forEach((delay, i) => {

@@ -51,19 +51,20 @@
 //                             bench's sync section)
 //   purge                     one retention purge of revoked installs' synced data; prints its summary
 import { createInterface } from "node:readline";
-import type { JobKind } from "../../lib/jobs/engine";
+import { InstallFailedError, completeInstall } from "../../lib/installs/connect";
+import { fetchInstallChargePoints, fetchInstallSummary } from "../../lib/installs/dashboard";
+import { probeReauthorization } from "../../lib/installs/reauth";
+import { reconcileInstall } from "../../lib/installs/reconcile";
+import { fanOut, runJobNow, stopJobEngine, workQueuedJobs, type JobKind } from "../../lib/jobs/engine";
+import { withAccessToken } from "../../lib/oauth/access";
+import { ensureOAuthConfiguration } from "../../lib/oauth/token-endpoint";
+import { reencryptAllGrants } from "../../lib/oauth/token-vault";
+import { checkReadiness } from "../../lib/health";
+import { db } from "../../lib/db/client";
+import { apiCounters, fetchChargePoints, fetchCharges, fetchConsumer, type ApiCounters } from "../../lib/partner-api/client";
+import { walkPages } from "../../lib/partner-api/paginate";
 import type { Priority } from "../../lib/partner-api/budget";
-
-// The app's modules are imported by the command that needs them, not all up front: a test spawns
-// this process dozens of times, and loading every module (the ORM, the job engine, the OAuth client)
-// for every command cost seconds per spawn on a busy machine.
-const connect = () => import("../../lib/installs/connect");
-const dashboard = () => import("../../lib/installs/dashboard");
-const jobs = () => import("../../lib/jobs/engine");
-const access = () => import("../../lib/oauth/access");
-const client = () => import("../../lib/partner-api/client");
-const database = () => import("../../lib/db/client");
-const sync = () => import("../../lib/sync");
+import { purgeRevokedInstallData, syncInstall } from "../../lib/sync";
 
 const [command, installRowId = "", countArg = "1"] = process.argv.slice(2);
 const realFetch = globalThis.fetch;
@@ -81,13 +82,11 @@ function interceptTokenEndpoint(onAnswer: (response: Response) => Promise<Respon
 }
 
 async function callOnce() {
-  const [{ withAccessToken }, { fetchConsumer }] = await Promise.all([access(), client()]);
   return withAccessToken(installRowId, (token, call) => fetchConsumer(token, call));
 }
 
 /** One read through the whole client: the install's token, its budget, retries. */
-async function readOneChargePoint(id: string, priority: Priority) {
-  const [{ withAccessToken }, { fetchChargePoints }] = await Promise.all([access(), client()]);
+function readOneChargePoint(id: string, priority: Priority) {
   return withAccessToken(id, (token, call) => fetchChargePoints(token, call, { page: 0, perPage: 1 }), { priority });
 }
 
@@ -111,8 +110,6 @@ switch (command) {
     const count = Number(countArg);
     // Warm up without touching the token (it may be the expired one under test): open the
     // database pool and discover the identity provider, so latencies are not cold-start times.
-    const { db } = await database();
-    const { ensureOAuthConfiguration } = await import("../../lib/oauth/token-endpoint");
     await Promise.all(Array.from({ length: 10 }, () => db().$queryRaw`SELECT 1`));
     await ensureOAuthConfiguration();
     const started = performance.now();
@@ -163,14 +160,12 @@ switch (command) {
   case "keep-alive":
   case "reconcile-sweep": {
     // Here the second argument is the batch limit, not an install.
-    const { runJobNow, stopJobEngine } = await jobs();
-    const kind = command === "keep-alive" ? "keep-alive" : "reconcile";
+    const kind: JobKind = command === "keep-alive" ? "keep-alive" : "reconcile";
     console.log(JSON.stringify(await runJobNow(kind, { maxJobs: Number(installRowId || 1000), timeLimitMs: 60_000, concurrency: 10 })));
     await stopJobEngine(1_000);
     break;
   }
   case "work": {
-    const { stopJobEngine, workQueuedJobs } = await jobs();
     const runs = Number(process.argv[5] ?? 1);
     const lines = runs > 1 ? createInterface({ input: process.stdin }) : undefined;
     for (let run = 1; run <= runs; run++) {
@@ -188,33 +183,25 @@ switch (command) {
     process.kill(process.pid, "SIGKILL");
     break;
   }
-  case "fan-out": {
-    const { fanOut, stopJobEngine } = await jobs();
+  case "fan-out":
     console.log(JSON.stringify(await fanOut(installRowId as JobKind)));
     await stopJobEngine(1_000);
     break;
-  }
   case "dashboard-read": {
-    const { fetchInstallChargePoints, fetchInstallSummary } = await dashboard();
     const install = await fetchInstallSummary(installRowId);
     if (!install) throw new Error(`no install ${installRowId}`);
     const read = await fetchInstallChargePoints(install, { page: 0, perPage: 10 });
     console.log(JSON.stringify(read.ok ? { ok: true } : read));
     break;
   }
-  case "reconcile": {
-    const { reconcileInstall } = await import("../../lib/installs/reconcile");
+  case "reconcile":
     console.log(JSON.stringify({ outcome: await reconcileInstall(installRowId) }));
     break;
-  }
-  case "probe-reauth": {
-    const { probeReauthorization } = await import("../../lib/installs/reauth");
+  case "probe-reauth":
     console.log(JSON.stringify({ outcome: await probeReauthorization(installRowId, "staff", { force: true }) }));
     break;
-  }
   case "callback": {
     // Here the second argument is the callback's query string, not an install.
-    const { InstallFailedError, completeInstall } = await connect();
     try {
       console.log(JSON.stringify({ ok: true, ...(await completeInstall(new URLSearchParams(installRowId))) }));
     } catch (error) {
@@ -223,13 +210,10 @@ switch (command) {
     }
     break;
   }
-  case "reencrypt": {
-    const [{ reencryptAllGrants }, { db }] = await Promise.all([import("../../lib/oauth/token-vault"), database()]);
+  case "reencrypt":
     console.log(JSON.stringify(await reencryptAllGrants(db())));
     break;
-  }
   case "ready": {
-    const { checkReadiness } = await import("../../lib/health");
     const started = performance.now();
     const readiness = await checkReadiness();
     console.log(JSON.stringify({ ...readiness, ms: performance.now() - started }));
@@ -237,7 +221,6 @@ switch (command) {
   }
   case "api-burst": {
     const priority = (process.argv[5] ?? "interactive") as Priority;
-    const [{ db }, { apiCounters }] = await Promise.all([database(), client()]);
     await Promise.all(Array.from({ length: 5 }, () => db().$queryRaw`SELECT 1`));
     if (process.argv[6] === "gated") {
       const lines = createInterface({ input: process.stdin });
@@ -247,7 +230,7 @@ switch (command) {
     }
     const started = performance.now();
     const result = await settle(Array.from({ length: Number(countArg) }, () => readOneChargePoint(installRowId, priority)));
-    const counters = apiCounters(installRowId);
+    const counters: ApiCounters = apiCounters(installRowId);
     console.log(JSON.stringify({ ...result, counters, wallMs: performance.now() - started }));
     break;
   }
@@ -255,7 +238,6 @@ switch (command) {
     const ids = installRowId.split(",");
     const stopAt = Date.now() + Number(countArg);
     const perPage = Number(process.argv[5] ?? 10);
-    const [{ withAccessToken }, { apiCounters, fetchCharges }, { walkPages }] = await Promise.all([access(), client(), import("../../lib/partner-api/paginate")]);
     const errors: Record<string, number> = {};
     await Promise.all(
       ids.map(async (id) => {
@@ -277,7 +259,6 @@ switch (command) {
   }
   case "spend": {
     const statuses: Record<string, number> = {};
-    const { withAccessToken } = await access();
     await withAccessToken(installRowId, async (token) => {
       for (let i = 0; i < Number(countArg); i++) {
         const response = await fetch(new URL("/api/v1/charge-points?page=0&perPage=1", process.env.PARTNER_API_BASE_URL), { headers: { Authorization: `Bearer ${token}` } });
@@ -290,7 +271,6 @@ switch (command) {
   }
   case "fairness": {
     const [installA, installB, nA, nB] = process.argv.slice(3);
-    const { apiCounters } = await client();
     const aReads = Array.from({ length: Number(nA) }, () => readOneChargePoint(installA!, "background"));
     let aDone = 0;
     for (const read of aReads) void read.then(() => (aDone += 1), () => (aDone += 1));
@@ -304,7 +284,6 @@ switch (command) {
   }
   case "sync": {
     const [mode, limit] = process.argv.slice(5);
-    const { syncInstall } = await sync();
     const stop = new AbortController();
     const isListRequest = (input: Parameters<typeof fetch>[0]) =>
       /\/api\/v1\/(charge-points|charges|teams)\?/.test(typeof input === "string" ? input : input instanceof URL ? input.href : input.url);
@@ -327,7 +306,6 @@ switch (command) {
   }
   case "sync-many": {
     const ids = installRowId.split(",");
-    const [{ syncInstall }, { apiCounters }] = await Promise.all([sync(), client()]);
     const started = performance.now();
     const runs = await Promise.all(
       ids.map(async (id) => {
@@ -346,11 +324,9 @@ switch (command) {
     );
     break;
   }
-  case "purge": {
-    const { purgeRevokedInstallData } = await sync();
+  case "purge":
     console.log(JSON.stringify(await purgeRevokedInstallData()));
     break;
-  }
   default:
     console.error(`unknown command ${command}`);
     process.exit(2);

@@ -322,7 +322,7 @@ describe("a job held by a killed worker", () => {
     } finally {
       await lock.end();
     }
-  });
+  }, 90_000);
 
   it("sync: the worker is SIGKILLed mid-sync; a second worker takes the expired job and resumes from the checkpoint, reading no finished page again", async () => {
     const install = await installViaPortal(1001);

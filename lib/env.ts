@@ -189,6 +189,30 @@ const EnvSchema = z.object({
     .pipe(z.array(z.enum(["keep-alive", "reconcile", "sync", "retention"])).min(1, "name at least one job"))
     .optional(),
   /**
+   * How long a per-install job may stay in a worker's hands before it counts as abandoned (its worker
+   * was killed, its machine lost) and is retried by another worker: comma-separated `<job>=<seconds>`
+   * (keep-alive, reconcile, sync, retention; 1 s to 24 h, pg-boss's bound). A job not named keeps its
+   * queue's default (lib/jobs/queues.ts: 5, 5, 30 and 10 minutes). Shorter: a dead worker's job is
+   * picked up sooner; but never shorter than the job can honestly take, or a slow job is run twice.
+   * Read where a job is enqueued (lib/jobs/engine.ts), so give every process the same value.
+   */
+  JOB_EXPIRE_SECONDS: z
+    .string()
+    .transform((value, ctx) => {
+      const expiry: Partial<Record<"keep-alive" | "reconcile" | "sync" | "retention", number>> = {};
+      for (const entry of value.split(",").map((s) => s.trim()).filter(Boolean)) {
+        const match = /^(keep-alive|reconcile|sync|retention)=(\d{1,5})$/.exec(entry);
+        const seconds = Number(match?.[2]);
+        if (!match || seconds < 1 || seconds > 24 * 3600) {
+          ctx.addIssue({ code: "custom", message: "each entry must be `<keep-alive|reconcile|sync|retention>=<seconds, 1-86400>`, e.g. `keep-alive=300,sync=1800`" });
+          return z.NEVER;
+        }
+        expiry[match[1] as keyof typeof expiry] = seconds;
+      }
+      return expiry;
+    })
+    .optional(),
+  /**
    * How long a cron route (/api/cron/*) keeps working queued jobs before it answers; keep it inside
    * your serverless platform's function time limit.
    */

@@ -68,6 +68,26 @@ export const JOB_KINDS: Record<JobKind, KindDefinition> = {
   },
 };
 
+/**
+ * A per-install job's expiry, when JOB_EXPIRE_SECONDS sets one for its kind: how long a worker may hold
+ * it before it counts as abandoned (the worker died) and is retried elsewhere. Otherwise the queue's
+ * own default applies (lib/jobs/queues.ts). pg-boss copies the expiry onto each job as it is inserted.
+ */
+function expiryOf(kind: JobKind): { expireInSeconds?: number } {
+  const seconds = env().JOB_EXPIRE_SECONDS?.[kind];
+  return seconds === undefined ? {} : { expireInSeconds: seconds };
+}
+
+/**
+ * How often a worker's pg-boss looks for expired jobs (its supervise and monitor passes, 60 s by
+ * default): with a short JOB_EXPIRE_SECONDS, a third of the shortest, so that a dead worker's job is
+ * retried soon after its expiry rather than up to a minute later.
+ */
+function supervisePassSeconds(): number {
+  const shortest = Math.min(...Object.values(env().JOB_EXPIRE_SECONDS ?? {}));
+  return Math.min(60, Math.max(1, Math.floor(shortest / 3)));
+}
+
 /** Per-install jobs inserted per statement by a fan-out: 10,000 installs take ten statements. */
 const FAN_OUT_CHUNK = 1_000;
 
@@ -105,6 +125,7 @@ async function startEngine(role: Role): Promise<PgBoss> {
     // `npm run db:migrate` owns the schema (lib/jobs/schema.ts): refuse a schema that is missing or behind.
     migrate: false,
     supervise: worker,
+    ...(worker ? { superviseIntervalSeconds: supervisePassSeconds(), monitorIntervalSeconds: supervisePassSeconds() } : {}),
     schedule: worker,
     registerInstance: worker,
     ...(worker ? { instanceName: "worker" } : {}),
@@ -138,7 +159,7 @@ function followUpJob(followUp: FollowUp): { queue: string; data: InstallJobData;
   return {
     queue: QUEUES.installCheck,
     data: { installRowId: followUp.installRowId, cause: "webhook" },
-    options: { singletonKey: followUp.installRowId, priority: 1 },
+    options: { singletonKey: followUp.installRowId, priority: 1, ...expiryOf("reconcile") },
   };
 }
 
@@ -161,7 +182,7 @@ export async function enqueueFollowUp(tx: Tx, followUp: FollowUp): Promise<void>
  */
 export async function enqueueFirstSync(installRowId: string): Promise<void> {
   const boss = await jobEngine();
-  await boss.send(QUEUES.syncInstall, { installRowId, cause: "install" } satisfies InstallJobData, { singletonKey: installRowId });
+  await boss.send(QUEUES.syncInstall, { installRowId, cause: "install" } satisfies InstallJobData, { singletonKey: installRowId, ...expiryOf("sync") });
 }
 
 /**
@@ -175,7 +196,7 @@ export async function fanOut(kind: JobKind, now = new Date()): Promise<{ due: nu
   const due = await findDue(now);
   let enqueued = 0;
   for (let i = 0; i < due.length; i += FAN_OUT_CHUNK) {
-    const jobs = due.slice(i, i + FAN_OUT_CHUNK).map((installRowId) => ({ data: { installRowId, cause } satisfies InstallJobData, singletonKey: installRowId }));
+    const jobs = due.slice(i, i + FAN_OUT_CHUNK).map((installRowId) => ({ data: { installRowId, cause } satisfies InstallJobData, singletonKey: installRowId, ...expiryOf(kind) }));
     enqueued += (await boss.insert(installQueue, jobs, { returnId: true }))?.length ?? 0;
   }
   logger.info({ job: kind, due: due.length, enqueued }, `${kind} fan-out enqueued the due installs`);

@@ -11,6 +11,11 @@
 //     adds nothing (the insert is skipped). A webhook follow-up for an install whose check is
 //     running waits behind it, as the one waiting job.
 //
+// A per-install job held by a worker that dies (SIGKILL, a lost machine) stays active until its
+// expiry (expireInSeconds below, or JOB_EXPIRE_SECONDS per job kind), then counts as failed and is
+// retried by another worker like any failure; every job here is safe to run twice, so one that was
+// half done when its worker died does its work once (tests/integration/jobs.test.ts, "a killed worker").
+//
 // A per-install job that throws is retried with exponential backoff (pg-boss adds jitter), and after
 // its last retry is copied to the queue's dead-letter queue, which nothing works: it is there for
 // staff to look at and redrive (docs/operations.md). The next fan-out enqueues the install afresh,

@@ -12,7 +12,10 @@
 //                             the queued refreshes, as a cron route does it); prints its summary
 //   reconcile-sweep [maxJobs] one reconcile sweep run by hand, the same way; prints its summary
 //   fan-out <kind>            the fan-out alone (keep-alive or reconcile): enqueues, works nothing; prints it
-//   work <kind> [maxJobs]     works the kind's queued per-install jobs, without a fan-out; prints the summary
+//   work <kind> [maxJobs] [runs]
+//                             works the kind's queued per-install jobs, without a fan-out; prints the summary.
+//                             runs > 1: that many runs in this one process, each after a line on stdin
+//                             (a test changes the queue in between, without paying for a new process)
 //   receive-and-die <body> <signature>
 //                             receives one webhook delivery (body base64url) as the route does, prints the
 //                             answer, and dies (SIGKILL) at once: nothing kept in memory survives it
@@ -44,7 +47,8 @@
 //                             SIGKILLs itself as it is about to send list request n + 1
 //   sync-many <id,id,...> <perPage>
 //                             one syncInstall run per install, all at once in this process; prints each
-//                             summary and the client's counters per install (the bench's sync section)
+//                             summary, how long each took, and the client's counters per install (the
+//                             bench's sync section)
 //   purge                     one retention purge of revoked installs' synced data; prints its summary
 //   rename-team <id> <teamId> <name>
 //                             the Teams page's write (lib/dashboard/teams.ts renameTeamForInstall), as the
@@ -165,10 +169,17 @@ switch (command) {
     await stopJobEngine(1_000);
     break;
   }
-  case "work":
-    console.log(JSON.stringify(await workQueuedJobs(installRowId as JobKind, { maxJobs: Number(process.argv[4] ?? 1000), timeLimitMs: 60_000, concurrency: 10 })));
+  case "work": {
+    const runs = Number(process.argv[5] ?? 1);
+    const lines = runs > 1 ? createInterface({ input: process.stdin }) : undefined;
+    for (let run = 1; run <= runs; run++) {
+      if (run > 1) await new Promise<void>((resolve) => lines!.once("line", () => resolve()));
+      console.log(JSON.stringify(await workQueuedJobs(installRowId as JobKind, { maxJobs: Number(process.argv[4] ?? 1000), timeLimitMs: 60_000, concurrency: 10 })));
+    }
+    lines?.close();
     await stopJobEngine(1_000);
     break;
+  }
   case "receive-and-die": {
     const { receiveWebhook } = await import("../../lib/webhooks/receive");
     const answer = await receiveWebhook(Buffer.from(installRowId, "base64url"), countArg);
@@ -300,8 +311,21 @@ switch (command) {
   case "sync-many": {
     const ids = installRowId.split(",");
     const started = performance.now();
-    const summaries = await Promise.all(ids.map((id) => syncInstall(id, { perPage: Number(countArg) })));
-    console.log(JSON.stringify({ summaries, counters: Object.fromEntries(ids.map((id) => [id, apiCounters(id)])), wallMs: performance.now() - started }));
+    const runs = await Promise.all(
+      ids.map(async (id) => {
+        const summary = await syncInstall(id, { perPage: Number(countArg) });
+        return { summary, ms: performance.now() - started };
+      }),
+    );
+    console.log(
+      JSON.stringify({
+        summaries: runs.map((run) => run.summary),
+        // How long each install's sync took, from the common start (they run at once).
+        installMs: runs.map((run) => run.ms),
+        counters: Object.fromEntries(ids.map((id) => [id, apiCounters(id)])),
+        wallMs: performance.now() - started,
+      }),
+    );
     break;
   }
   case "purge":

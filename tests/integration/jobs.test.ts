@@ -4,12 +4,14 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHmac, randomUUID } from "node:crypto";
 import path from "node:path";
+import pg from "pg";
 import { PgBoss } from "pg-boss";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { InstallJobData } from "../../lib/jobs/engine";
 import { migrateJobSchema } from "../../lib/jobs/schema";
 import { resultOf, runAppWorker, startAppWorker } from "../helpers/app-process";
 import { migratedScratchDatabase } from "../helpers/database";
-import { armApiFault, closeSql, control, installViaPortal, operatorRecords, resetWorld, sandboxEvents, sql, stack } from "../helpers/stack";
+import { armApiFault, clearApiFaults, closeSql, control, installViaPortal, operatorRecords, resetWorld, sandboxEvents, sql, stack } from "../helpers/stack";
 
 beforeEach(resetWorld);
 afterAll(closeSql);
@@ -44,6 +46,30 @@ async function until<T>(what: string, read: () => Promise<T>, done: (value: T) =
     if (done(value)) return value;
     if (Date.now() > stopAt) throw new Error(`timed out waiting for ${what}; last value: ${JSON.stringify(value)}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
+ * Sends a job for every install every 100 ms, until each install has had `runsEach` completed runs
+ * and every one of `pids` has done some of them (or `timeoutMs` passes): as long as the proof needs
+ * and no longer, however slowly the workers start on a busy machine. Then waits for the queue to drain.
+ */
+async function keepSending(queue: string, cause: InstallJobData["cause"], installRowIds: string[], enough: { runsEach: number; pids: (number | undefined)[] }, timeoutMs = 60_000) {
+  const boss = new PgBoss({ connectionString: stack.databaseUrl, schema: "pgboss", max: 2, supervise: false, schedule: false, migrate: false, registerInstance: false });
+  await boss.start();
+  try {
+    const stopAt = Date.now() + timeoutMs;
+    for (;;) {
+      const done = (await jobs(queue)).filter((job) => job.state === "completed");
+      const runs = (id: string) => done.filter((job) => job.singleton_key === id).length;
+      const pids = new Set(done.map((job) => job.output?.pid));
+      if ((installRowIds.every((id) => runs(id) >= enough.runsEach) && enough.pids.every((pid) => pids.has(pid))) || Date.now() > stopAt) break;
+      for (const installRowId of installRowIds) await boss.send(queue, { installRowId, cause } satisfies InstallJobData, { singletonKey: installRowId });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await until(`every ${queue} job to finish`, () => jobs(queue), (rows) => rows.every((job) => job.state === "completed"), 60_000);
+  } finally {
+    await boss.stop({ graceful: false });
   }
 }
 
@@ -163,10 +189,18 @@ describe("retries", () => {
     expect(resultOf(await runAppWorker(["fan-out", "reconcile"]))).toEqual({ due: 1, enqueued: 1 });
 
     const delays: number[] = [];
+    // Six runs of the queue's own jobs, no fan-out, in one process that waits for a line between runs:
+    // time moves on for the job alone (start_after, below).
+    // (The API client's own retries of a 503 are the budget's business, tested elsewhere: off here.)
+    const worker = startAppWorker(["work", "reconcile", "1000", "6"], { API_MAX_RETRIES: "0" });
+    workers.add(worker.child); // stopped after the test, whatever happens
+    let printed = "";
+    worker.child.stdout!.on("data", (chunk: string) => (printed += chunk));
+    const nthResult = (n: number) =>
+      until(`run ${n}'s summary`, async () => printed.split("\n").slice(0, -1).filter((line) => line.startsWith('{"worked"')), (lines) => lines.length >= n).then((lines) => JSON.parse(lines[n - 1]!) as unknown);
     for (let attempt = 1; attempt <= 6; attempt++) {
-      // Only the queue's own jobs, no fan-out: time moves on for the job alone (start_after, below).
-      // (The API client's own retries of a 503 are the budget's business, tested elsewhere: off here.)
-      const run = resultOf<{ worked: number; outcomes: Record<string, number> }>(await runAppWorker(["work", "reconcile"], { API_MAX_RETRIES: "0" }));
+      if (attempt > 1) worker.child.stdin!.write("go\n");
+      const run = await nthResult(attempt);
       expect(run).toMatchObject({ worked: 1, outcomes: { retrying: 1 } });
       const [job] = await jobs("install-check");
       if (attempt <= 5) {
@@ -179,6 +213,7 @@ describe("retries", () => {
         expect(job).toMatchObject({ state: "failed" });
       }
     }
+    expect((await worker.done).code).toBe(0);
     // pg-boss's exponential backoff from 60 s, with jitter, capped at 30 minutes (lib/jobs/queues.ts):
     // attempt n waits between 60 s × 2^n / 2 and 60 s × 2^n.
     delays.forEach((delay, i) => {
@@ -206,20 +241,7 @@ describe("workers in separate processes", () => {
     const two = startWorker({ JOB_CONCURRENCY: "4" });
 
     // Follow-ups arrive for every install, again and again, while the workers run.
-    const boss = new PgBoss({ connectionString: stack.databaseUrl, schema: "pgboss", max: 2, supervise: false, schedule: false, migrate: false, registerInstance: false });
-    await boss.start();
-    try {
-      const stopAt = Date.now() + 6_000;
-      while (Date.now() < stopAt) {
-        for (const install of installs) {
-          await boss.send("install-check", { installRowId: install.installRowId, cause: "webhook" }, { singletonKey: install.installRowId });
-        }
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      await until("every check to finish", () => jobs("install-check"), (rows) => rows.every((job) => job.state === "completed"));
-    } finally {
-      await boss.stop({ graceful: false });
-    }
+    await keepSending("install-check", "webhook", installs.map((install) => install.installRowId), { runsEach: 2, pids: [one.child.pid, two.child.pid] });
 
     const done = await jobs("install-check");
     // Several checks per install, one after another: never two at once for one install.
@@ -251,6 +273,98 @@ describe("workers in separate processes", () => {
     // Nothing is due any more.
     expect(resultOf(await runAppWorker(["fan-out", "keep-alive"]))).toEqual({ due: 0, enqueued: 0 });
   });
+});
+
+describe("a job held by a killed worker", () => {
+  it("keep-alive: the worker is SIGKILLed while it holds the job; the job expires, a second worker finishes it, and the grant is refreshed once", async () => {
+    const install = await installViaPortal(1001);
+    await sql("UPDATE installs SET last_reconciled_at = now()"); // only keep-alive is due
+    await sql("UPDATE token_grants SET refresh_token_expires_at = now() + interval '1 day'");
+    // A short expiry for keep-alive's jobs (JOB_EXPIRE_SECONDS), set where they are enqueued and supervised.
+    const expiry = { JOB_EXPIRE_SECONDS: "keep-alive=3", WORKER_JOBS: "keep-alive" };
+
+    // Another instance holds the install's refresh lock (lib/oauth/refresh-lock.ts), so the first
+    // worker's refresh waits for it: the worker has the job in hand and has sent nothing yet.
+    const lock = new pg.Client({ connectionString: stack.databaseUrl });
+    await lock.connect();
+    try {
+      await lock.query("SELECT pg_advisory_lock(hashtext($1))", [`refresh:${install.installRowId}`]);
+      const first = startWorker(expiry);
+      const [held] = await until("the first worker to take the job", () => jobs("keep-alive.install"), (rows) => rows[0]?.state === "active");
+      await until(
+        "its refresh to wait for the install's lock",
+        () => sql<{ waiting: number }>("SELECT count(*)::int AS waiting FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"),
+        ([row]) => row!.waiting === 1,
+      );
+      first.child.kill("SIGKILL");
+      await new Promise((resolve) => first.child.once("exit", resolve));
+      // Killed holding the job: still active, nothing sent to the identity provider.
+      expect((await jobs("keep-alive.install")).map((job) => [job.id, job.state])).toEqual([[held!.id, "active"]]);
+      expect((await control<{ calls: { refresh_token: number } }>("GET", "/token-stats")).calls.refresh_token).toBe(0);
+      await lock.query("SELECT pg_advisory_unlock(hashtext($1))", [`refresh:${install.installRowId}`]);
+
+      // A second worker notices the expired job (3 s, then its supervisor's pass every second) and
+      // retries it: within a bounded time, not the default 5 minutes.
+      const killedAt = Date.now();
+      const second = startWorker(expiry);
+      const [retried] = await until("the expired job to be retried", () => jobs("keep-alive.install"), (rows) => rows[0]?.state === "retry", 20_000);
+      expect(Date.now() - killedAt).toBeLessThan(20_000);
+      expect(retried).toMatchObject({ id: held!.id, output: { value: { message: "job timed out" } } });
+      // The retry's backoff (60 s and up, lib/jobs/queues.ts; the retries test measures it) is fast-forwarded.
+      await sql("UPDATE pgboss.job SET start_after = now() WHERE id = $1", [held!.id]);
+      const [done] = await until("the second worker to finish it", () => jobs("keep-alive.install"), (rows) => rows[0]?.state === "completed", 15_000);
+
+      // The same job, finished by the second worker: one refresh, the chain intact, no marker left.
+      expect(done).toMatchObject({ id: held!.id, retry_count: 1, output: { outcome: "refreshed", pid: second.child.pid } });
+      expect(await jobs("keep-alive.install")).toHaveLength(1);
+      expect(await control("GET", "/token-stats")).toMatchObject({ calls: { refresh_token: 1 }, chain_revocations: 0 });
+      expect(await sql("SELECT version, refresh_started_at FROM token_grants WHERE install_row_id = $1", [install.installRowId])).toEqual([{ version: 2, refresh_started_at: null }]);
+    } finally {
+      await lock.end();
+    }
+  }, 90_000);
+
+  it("sync: the worker is SIGKILLed mid-sync; a second worker takes the expired job and resumes from the checkpoint, reading no finished page again", async () => {
+    const install = await installViaPortal(1001);
+    // The first sync the redirect_uri enqueued is dropped: the worker's own fan-out enqueues it, with
+    // the short expiry of this test (JOB_EXPIRE_SECONDS is read where a job is enqueued).
+    await sql("TRUNCATE pgboss.job");
+    // Pages of 5: Northwind's 36 charges are 8 pages; each takes 400 ms at the API, so the sync can be killed mid-way.
+    await armApiFault({ path: "/charges", mode: "latency", latencyMs: 400, forMs: 60_000 });
+    // The expiry must stay above what the resumed run honestly takes, or it would be taken from the second worker too.
+    const settings = { JOB_EXPIRE_SECONDS: "sync=6", WORKER_JOBS: "sync", SYNC_PAGE_SIZE: "5", JOB_CONCURRENCY: "1" };
+    const first = startWorker(settings);
+    const checkpoint = () => sql<{ next_page: number }>("SELECT next_page FROM sync_checkpoints WHERE install_row_id = $1 AND resource = 'charges'", [install.installRowId]);
+    const [atKill] = await until("three pages of charges", checkpoint, (rows) => (rows[0]?.next_page ?? 0) >= 3);
+    first.child.kill("SIGKILL");
+    await new Promise((resolve) => first.child.once("exit", resolve));
+    const [held] = await jobs("sync.install");
+    expect(held).toMatchObject({ state: "active", singleton_key: install.installRowId });
+    const finishedPages = (await checkpoint())[0]!.next_page;
+    expect(finishedPages).toBeGreaterThanOrEqual(atKill!.next_page);
+    await clearApiFaults(); // the resumed run goes at full speed
+
+    const second = startWorker(settings);
+    await until("the expired job to be retried", () => jobs("sync.install"), (rows) => rows.find((job) => job.id === held!.id)?.state === "retry", 20_000);
+    // The backoff is fast-forwarded, as in the keep-alive case above.
+    await sql("UPDATE pgboss.job SET start_after = now() WHERE id = $1", [held!.id]);
+    await until("the second worker to finish it", () => jobs("sync.install"), (rows) => rows.find((job) => job.id === held!.id)?.state === "completed", 30_000);
+
+    const [done] = (await jobs("sync.install")).filter((job) => job.id === held!.id);
+    expect(done).toMatchObject({ retry_count: 1, output: { outcome: "completed", pid: second.child.pid } });
+    const [stored] = await sql<{ charges: number }>("SELECT count(*)::int AS charges FROM synced_charges WHERE install_row_id = $1", [install.installRowId]);
+    expect(stored!.charges).toBe((await operatorRecords(1001, "charges")).total);
+    // The run resumed at the checkpoint: each page finished before the kill was requested once, by the first worker.
+    const pages = new Map<number, number>();
+    for (const event of await sandboxEvents("api")) {
+      const url = new URL(String(event.detail.path), stack.sandboxUrl);
+      if (event.detail.install_id !== install.installId || url.pathname !== "/api/v1/charges") continue;
+      const page = Number(url.searchParams.get("page"));
+      pages.set(page, (pages.get(page) ?? 0) + 1);
+    }
+    expect([...pages.keys()].sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    for (let page = 0; page < finishedPages; page++) expect(pages.get(page)).toBe(1);
+  }, 90_000);
 });
 
 describe("webhook follow-ups", () => {
@@ -310,20 +424,7 @@ describe("the sync on the engine", () => {
     // One sync at a time per worker, so that both take part.
     const one = startWorker({ JOB_CONCURRENCY: "1", SYNC_PAGE_SIZE: "2" });
     const two = startWorker({ JOB_CONCURRENCY: "1", SYNC_PAGE_SIZE: "2" });
-    const boss = new PgBoss({ connectionString: stack.databaseUrl, schema: "pgboss", max: 2, supervise: false, schedule: false, migrate: false, registerInstance: false });
-    await boss.start();
-    try {
-      const stopAt = Date.now() + 8_000;
-      while (Date.now() < stopAt) {
-        for (const install of installs) {
-          await boss.send("sync.install", { installRowId: install.installRowId, cause: "schedule" }, { singletonKey: install.installRowId });
-        }
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      await until("every sync to finish", () => jobs("sync.install"), (rows) => rows.every((job) => job.state === "completed"), 60_000);
-    } finally {
-      await boss.stop({ graceful: false });
-    }
+    await keepSending("sync.install", "schedule", installs.map((install) => install.installRowId), { runsEach: 2, pids: [one.child.pid, two.child.pid] });
     const done = await jobs("sync.install");
     for (const install of installs) {
       const runs = done.filter((job) => job.singleton_key === install.installRowId).sort((a, b) => a.started_on!.getTime() - b.started_on!.getTime());

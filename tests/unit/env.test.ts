@@ -104,3 +104,17 @@ describe("environmentProblems", () => {
     ]);
   });
 });
+
+describe("JOB_EXPIRE_SECONDS", () => {
+  const local = generateLocalEnv({ app: 3000, sandbox: 4010 });
+  const problemsWith = (value: string) => environmentProblems({ ...local, JOB_EXPIRE_SECONDS: value }).filter((p) => p.startsWith("JOB_EXPIRE_SECONDS"));
+
+  it("accepts per-job expiries within pg-boss's bound (1 s to 24 h)", () => {
+    expect(problemsWith("keep-alive=300,sync=1800")).toEqual([]);
+    expect(problemsWith(" reconcile=1 , retention=86400 ")).toEqual([]);
+  });
+
+  it.each(["keep-alive", "keep-alive=0", "sync=86401", "sync=1.5", "sync=-5", "payments=60", "keep-alive:300"])("refuses %j, naming the form", (value) => {
+    expect(problemsWith(value)).toEqual([expect.stringContaining("<keep-alive|reconcile|sync|retention>=<seconds, 1-86400>")]);
+  });
+});

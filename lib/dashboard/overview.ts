@@ -107,7 +107,7 @@ export type Overview = {
   range: OverviewRange;
   config: { currency: string | undefined; syncCharges: boolean; siteIds: readonly string[] };
   freshness: { chargePoints: ResourceFreshness; charges: ResourceFreshness };
-  /** How much of the copy exists (for "copying, N so far" before the first pass ends). */
+  /** How much of the copy exists, counted only while a first pass has not ended ("copying, N so far"); charges 0 otherwise. */
   copied: { chargePoints: number; charges: number };
   latestSessionAt: Date | null;
   days: DayFigures[];
@@ -132,7 +132,7 @@ async function latestSessionStart(installRowId: string): Promise<Date | null> {
 
 export async function loadOverview(installRowId: string, storedConfig: unknown, choice: RangeChoice, now = new Date()): Promise<Overview> {
   const config = readDashboardConfig(storedConfig);
-  const [freshness, latestSessionAt, states, copied] = await Promise.all([
+  const [freshness, latestSessionAt, states] = await Promise.all([
     loadFreshness(installRowId),
     latestSessionStart(installRowId),
     // The install's charge points, by state: at most a few hundred rows, read through the primary key's prefix.
@@ -140,10 +140,15 @@ export async function loadOverview(installRowId: string, storedConfig: unknown, 
       SELECT state, count(*)::int AS count FROM synced_charge_points
       WHERE install_row_id = ${installRowId}::uuid AND deleted_at IS NULL
       GROUP BY state ORDER BY count DESC, state`,
-    db().$queryRaw<{ charge_points: number; charges: number }[]>`
-      SELECT (SELECT count(*)::int FROM synced_charge_points WHERE install_row_id = ${installRowId}::uuid AND deleted_at IS NULL) AS charge_points,
-             (SELECT count(*)::int FROM synced_charges WHERE install_row_id = ${installRowId}::uuid AND deleted_at IS NULL) AS charges`,
   ]);
+  // How much is copied so far: only while a first pass has not ended, when the page says it. Once the
+  // copy is complete the figures say it, and counting 20,000 charges on every visit would be waste.
+  const stillCopying = freshness.charge_points.asOf === null || (config.syncCharges && freshness.charges.asOf === null);
+  const copied = stillCopying
+    ? await db().$queryRaw<{ charge_points: number; charges: number }[]>`
+        SELECT (SELECT count(*)::int FROM synced_charge_points WHERE install_row_id = ${installRowId}::uuid AND deleted_at IS NULL) AS charge_points,
+               (SELECT count(*)::int FROM synced_charges WHERE install_row_id = ${installRowId}::uuid AND deleted_at IS NULL) AS charges`
+    : [{ charge_points: states.reduce((n, s) => n + s.count, 0), charges: 0 }];
   const range = resolveRange(choice, latestSessionAt, now);
   const start = new Date(`${range.from}T00:00:00Z`);
   const end = new Date(Date.parse(`${range.to}T00:00:00Z`) + DAY_MS); // exclusive
@@ -153,7 +158,7 @@ export async function loadOverview(installRowId: string, storedConfig: unknown, 
   // SQL and sent as text, so no cent is lost before the page formats it.
   const rows = config.syncCharges
     ? await db().$queryRaw<{ day: string; currency: string | null; decimals: number | null; sessions: number; kwh: number; revenue: string | null }[]>`
-        SELECT to_char(started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
+        SELECT to_char(date_trunc('day', started_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD') AS day,
                currency,
                max(currency_decimals) AS decimals,
                count(*)::int AS sessions,
@@ -163,7 +168,7 @@ export async function loadOverview(installRowId: string, storedConfig: unknown, 
         WHERE install_row_id = ${installRowId}::uuid
           AND deleted_at IS NULL
           AND started_at >= ${start} AND started_at < ${end}
-        GROUP BY 1, 2`
+        GROUP BY date_trunc('day', started_at AT TIME ZONE 'UTC'), currency`
     : [];
 
   const byDay = new Map<string, DayFigures>();

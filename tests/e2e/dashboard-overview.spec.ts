@@ -38,6 +38,11 @@ async function attachScreenshot(page: Page, testInfo: TestInfo, name: string): P
 }
 
 test("the overview of a synced operator, at desktop and phone widths", async ({ page }, testInfo) => {
+  // The charts draw in the browser under the app's Content-Security-Policy (lib/http/security-headers.ts): nothing refused.
+  const refused: string[] = [];
+  page.on("console", (message) => {
+    if (/Content Security Policy|Refused to/.test(message.text())) refused.push(message.text());
+  });
   await page.setViewportSize({ width: 1280, height: 800 });
   await installAndSync(page, testInfo);
 
@@ -73,6 +78,7 @@ test("the overview of a synced operator, at desktop and phone widths", async ({ 
   await expect(page).toHaveURL(/\/dashboard\?from=2025-02-01&to=2025-02-28$/);
   await expect(page.getByTestId("overview-range")).toHaveText("1 Feb 2025 to 28 Feb 2025: 28 days (UTC)");
   await expectNoSidewaysScroll(page);
+  expect(refused).toEqual([]);
 });
 
 test("when the copy cannot be read, the overview says so and its retry brings the figures back", async ({ page }, testInfo) => {

@@ -6,21 +6,25 @@ import { humanize } from "./words";
 
 type Tone = "green" | "blue" | "violet" | "amber" | "red" | "slate";
 
-const STATES: Record<string, { label: string; tone: Tone }> = {
-  available: { label: "Available", tone: "green" },
-  busy: { label: "In use", tone: "blue" },
-  "busy-charging": { label: "Charging", tone: "blue" },
-  "busy-non-charging": { label: "Plugged in, not charging", tone: "blue" },
-  "busy-non-released": { label: "Finished, still plugged in", tone: "blue" },
-  "busy-blocked": { label: "Blocked", tone: "amber" },
-  "busy-reserved": { label: "Reserved", tone: "violet" },
-  "busy-scheduled": { label: "Scheduled", tone: "violet" },
-  maintenance: { label: "Maintenance", tone: "amber" },
-  error: { label: "Error", tone: "red" },
-  disconnected: { label: "Offline", tone: "slate" },
-  passive: { label: "Passive", tone: "slate" },
-  other: { label: "Other", tone: "slate" },
+/** `chart`: the state's own colour in charts, where neighbouring slices must differ even within a tone. */
+const STATES: Record<string, { label: string; tone: Tone; chart: string }> = {
+  available: { label: "Available", tone: "green", chart: "#16a34a" },
+  busy: { label: "In use", tone: "blue", chart: "#2563eb" },
+  "busy-charging": { label: "Charging", tone: "blue", chart: "#2563eb" },
+  "busy-non-charging": { label: "Plugged in, not charging", tone: "blue", chart: "#0ea5e9" },
+  "busy-non-released": { label: "Finished, still plugged in", tone: "blue", chart: "#0891b2" },
+  "busy-blocked": { label: "Blocked", tone: "amber", chart: "#d97706" },
+  "busy-reserved": { label: "Reserved", tone: "violet", chart: "#7c3aed" },
+  "busy-scheduled": { label: "Scheduled", tone: "violet", chart: "#a855f7" },
+  maintenance: { label: "Maintenance", tone: "amber", chart: "#ea580c" },
+  error: { label: "Error", tone: "red", chart: "#dc2626" },
+  disconnected: { label: "Offline", tone: "slate", chart: "#475569" },
+  passive: { label: "Passive", tone: "slate", chart: "#94a3b8" },
+  other: { label: "Other", tone: "slate", chart: "#a1a1aa" },
 };
+
+/** A state the list does not know: grey, in charts too. */
+const UNKNOWN_CHART_COLOR = "#a1a1aa";
 
 const TONES: Record<Tone, { badge: string; dot: string }> = {
   green: { badge: "bg-emerald-50 text-emerald-800 ring-emerald-200", dot: "bg-emerald-500" },
@@ -37,18 +41,10 @@ export function chargePointStateLabel(state: string | null | undefined): string 
   return STATES[state]?.label ?? humanize(state);
 }
 
-/** The colour of a state, as a CSS colour a chart can use too (Tailwind 4's palette variables). */
-export function chargePointStateColor(state: string | null | undefined): string {
-  const tone = (state && STATES[state]?.tone) || "slate";
-  const shade: Record<Tone, string> = {
-    green: "var(--color-emerald-500)",
-    blue: "var(--color-sky-500)",
-    violet: "var(--color-violet-500)",
-    amber: "var(--color-amber-500)",
-    red: "var(--color-red-500)",
-    slate: "var(--color-slate-400)",
-  };
-  return shade[tone];
+/** What a chart and its legend need: the words, the slice's colour, and the legend swatch's classes. */
+export function chargePointStateStyle(state: string | null | undefined): { label: string; color: string; swatch: string } {
+  const known = state ? STATES[state] : undefined;
+  return { label: chargePointStateLabel(state), color: known?.chart ?? UNKNOWN_CHART_COLOR, swatch: TONES[known?.tone ?? "slate"].dot };
 }
 
 export function ChargePointStateBadge({ state }: { state: string | null | undefined }) {

@@ -1,0 +1,49 @@
+"use client";
+// The Overview's charts (Recharts). Client components because Recharts measures and draws in the
+// browser; the server component hands them plain, serialisable arrays (no Dates, no Decimals), so
+// nothing but the figures crosses to the client. Each chart sits in a <figure> whose caption says
+// what it shows in a sentence, and the page offers the same figures as a table: the chart is never
+// the only way to read them (screen readers, and anyone who wants the exact numbers).
+import { Bar, BarChart, CartesianGrid, Cell, Tooltip, XAxis, YAxis } from "recharts";
+
+export type DailyPoint = { day: string; value: number };
+export type StatePoint = { label: string; count: number; color: string };
+
+const shortDay = new Intl.DateTimeFormat("en-GB", { timeZone: "UTC", day: "numeric", month: "short" });
+const formatDay = (day: string) => shortDay.format(new Date(`${day}T00:00:00Z`));
+const number = new Intl.NumberFormat("en-GB", { maximumFractionDigits: 1 });
+
+/** One bar per UTC day. `unit` is appended in the tooltip ("kWh", "sessions"). */
+export function DailyBarChart({ data, unit, color, title }: { data: DailyPoint[]; unit: string; color: string; title: string }) {
+  return (
+    <BarChart responsive data={data} title={title} style={{ width: "100%", height: 220 }} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
+      <CartesianGrid vertical={false} stroke="#e2e8f0" />
+      <XAxis dataKey="day" tickFormatter={formatDay} minTickGap={24} tick={{ fontSize: 12, fill: "#475569" }} tickLine={false} axisLine={{ stroke: "#cbd5e1" }} />
+      <YAxis width={44} tick={{ fontSize: 12, fill: "#475569" }} tickLine={false} axisLine={false} tickFormatter={(v: number) => number.format(v)} allowDecimals={false} />
+      <Tooltip
+        cursor={{ fill: "#f1f5f9" }}
+        labelFormatter={(day) => formatDay(String(day))}
+        formatter={(value) => [`${number.format(Number(value))} ${unit}`, ""]}
+        separator=""
+      />
+      <Bar dataKey="value" fill={color} radius={[3, 3, 0, 0]} isAnimationActive={false} />
+    </BarChart>
+  );
+}
+
+/** Charge points per state, one horizontal bar each, in the state's colour. */
+export function StatesBarChart({ data, title }: { data: StatePoint[]; title: string }) {
+  const height = Math.max(120, data.length * 32 + 24);
+  return (
+    <BarChart responsive layout="vertical" data={data} title={title} style={{ width: "100%", height }} margin={{ top: 0, right: 16, bottom: 0, left: 0 }}>
+      <XAxis type="number" allowDecimals={false} tick={{ fontSize: 12, fill: "#475569" }} tickLine={false} axisLine={{ stroke: "#cbd5e1" }} />
+      <YAxis type="category" dataKey="label" width={116} tick={{ fontSize: 12, fill: "#334155" }} tickLine={false} axisLine={false} />
+      <Tooltip cursor={{ fill: "#f1f5f9" }} formatter={(value) => [`${value} charge points`, ""]} separator="" />
+      <Bar dataKey="count" radius={[0, 3, 3, 0]} isAnimationActive={false}>
+        {data.map((point) => (
+          <Cell key={point.label} fill={point.color} />
+        ))}
+      </Bar>
+    </BarChart>
+  );
+}

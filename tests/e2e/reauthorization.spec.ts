@@ -15,6 +15,8 @@ test("widen the scopes → banner, no API calls while flagged → re-authorize �
   await page.getByRole("button", { name: "Connect" }).click();
   await page.getByRole("button", { name: "Approve" }).click();
   await expect(page).toHaveURL(`${stack.appUrl}/dashboard`);
+  // Before the first sync the charge points page reads the API live (the Overview reads only the copy).
+  await page.goto(`${stack.appUrl}/dashboard/charge-points`);
   await expect(page.getByTestId("charge-points").getByRole("row").first()).toBeVisible();
   const installId = (await control<{ installs: { install_id: number }[] }>("GET", "/installs")).installs[0]!.install_id;
 
@@ -24,8 +26,10 @@ test("widen the scopes → banner, no API calls while flagged → re-authorize �
   await page.getByRole("button", { name: "Save scopes" }).click();
   expect((await control<{ installs: { needs_reauth: boolean }[] }>("GET", "/installs")).installs[0]!.needs_reauth).toBe(true);
 
-  // The next API call meets 403 NEEDS_REAUTH: the dashboard shows the banner at once.
-  await page.goto(`${stack.appUrl}/dashboard`);
+  // The next API call meets 403 NEEDS_REAUTH: the dashboard shows the banner at once. (Before the
+  // first sync the charge points page reads the API live; once the copy exists, the sync or the
+  // install check meets the flag instead.)
+  await page.goto(`${stack.appUrl}/dashboard/charge-points`);
   await expect(page.getByTestId("reauth-banner").first()).toBeVisible();
   await page.reload();
   await expect(page.getByTestId("install-status")).toHaveText("Re-authorization needed");
@@ -50,6 +54,7 @@ test("widen the scopes → banner, no API calls while flagged → re-authorize �
   await expect(page).toHaveURL(`${stack.appUrl}/dashboard`);
   await expect(page.getByTestId("reauth-banner")).toHaveCount(0);
   await expect(page.getByTestId("install-status")).toHaveText("Connected");
+  await page.goto(`${stack.appUrl}/dashboard/charge-points`);
   await expect(page.getByTestId("charge-points").getByRole("row").first()).toBeVisible();
   const [install] = await sql<{ status: string; granted_scopes: string[]; reauth_url: string | null }>(
     "SELECT status, granted_scopes, reauth_url FROM installs WHERE install_id = $1",
@@ -68,7 +73,7 @@ test("re-consent from the portal instead of the banner's button → \"I've alrea
   await page.getByRole("button", { name: "Approve" }).click();
   await expect(page).toHaveURL(`${stack.appUrl}/dashboard`);
   await control("POST", "/app/scopes", { scopes: ["charge-points:read", "charge-transactions:read", "teams:write"] });
-  await page.reload();
+  await page.goto(`${stack.appUrl}/dashboard/charge-points`);
   await expect(page.getByTestId("reauth-banner")).toBeVisible();
 
   // The operator approves from the service's own page (a support link), not through the app.
@@ -82,5 +87,6 @@ test("re-consent from the portal instead of the banner's button → \"I've alrea
   await page.getByTestId("reauth-check").click();
   await expect(page.getByTestId("reauth-banner")).toHaveCount(0);
   await expect(page.getByTestId("install-status")).toHaveText("Connected");
+  await page.goto(`${stack.appUrl}/dashboard/charge-points`);
   await expect(page.getByTestId("charge-points").getByRole("row").first()).toBeVisible();
 });

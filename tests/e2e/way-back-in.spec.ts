@@ -54,7 +54,8 @@ test("signed out → open from the portal → the same install; uninstalled → 
   // The token chain is intact: one refresh, and the dashboard reads again.
   const before = (await tokenCalls(Number(installId))).refresh_token;
   await expireAccessToken(rows[0]!.id, false);
-  await page.reload();
+  // The charge points page reads the API live before the first sync, so it needs the refreshed token.
+  await page.goto("/dashboard/charge-points");
   await expect(page.getByTestId("install-status")).toHaveText("Connected");
   await expect(page.getByTestId("charge-points").getByRole("row").first()).toBeVisible();
   expect((await tokenCalls(Number(installId))).refresh_token).toBe(before + 1);

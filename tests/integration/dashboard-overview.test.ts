@@ -1,4 +1,4 @@
-// The Overview (issue 13; lib/dashboard/overview.ts, app/dashboard/page.tsx): figures from the
+// The Overview (issue 13; lib/dashboard/overview.ts, app/dashboard/(overview)/page.tsx): figures from the
 // install's local copy, checked against the sandbox's own records (its control API lists them as the
 // API does); one install's data never in another's; the range in the URL, where nothing a visitor
 // types gives a 500; and the page served from the copy while the service is down, with "as of".

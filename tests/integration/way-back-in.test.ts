@@ -50,7 +50,8 @@ describe("the install panel", () => {
     await control("POST", "/app/scopes", { scopes: [...BASE_SCOPES, "teams:read"] });
 
     // Every answer of the way, redirects followed by hand: none may show the banner under "Connected".
-    let url = `${stack.appUrl}/dashboard`;
+    // The charge points page reads the API live before the first sync (the Overview reads only the copy).
+    let url = `${stack.appUrl}/dashboard/charge-points`;
     let html = "";
     for (let hop = 0; hop < 3; hop += 1) {
       const response = await fetch(url, { headers: { cookie: install.sessionCookie }, redirect: "manual" });
@@ -125,7 +126,7 @@ describe("the portal's Open", () => {
     // The new chain works: one refresh, and the page reads again.
     const refreshesBefore = (await tokenCalls(first.installId)).refresh_token;
     await expireAccessToken(first.installRowId, false);
-    expect(await dashboardHtml(arrived.sessionCookie)).toContain('data-testid="charge-points"');
+    expect(await dashboardHtml(arrived.sessionCookie, "/dashboard/charge-points")).toContain('data-testid="charge-points"');
     expect((await tokenCalls(first.installId)).refresh_token).toBe(refreshesBefore + 1);
     const [after] = await sql<{ status: string }>("SELECT status FROM installs WHERE id = $1", [first.installRowId]);
     expect(after!.status).toBe("ACTIVE");
@@ -145,7 +146,7 @@ describe("the portal's Open", () => {
     expect(arrived.location).toBe(`${stack.appUrl}/dashboard`);
     const rows = await sql<{ id: string; status: string }>("SELECT id, status FROM installs");
     expect(rows).toEqual([{ id: install.installRowId, status: "ACTIVE" }]);
-    expect(await dashboardHtml(arrived.sessionCookie)).toContain('data-testid="charge-points"');
+    expect(await dashboardHtml(arrived.sessionCookie, "/dashboard/charge-points")).toContain('data-testid="charge-points"');
   });
 
   it("for a flagged install shows the consent screen with the new scope; approving it clears the flag on the same install", async () => {
@@ -174,7 +175,7 @@ describe("a way out", () => {
     const install = await installViaPortal(1003);
     await control("POST", `/installs/${install.installId}/revoke`);
     // The layout decides for every section below /dashboard; the sections' own tests visit theirs.
-    for (const path of ["/dashboard", "/dashboard?page=1"]) {
+    for (const path of ["/dashboard", "/dashboard/charge-points", "/dashboard/sessions", "/dashboard/teams", "/dashboard/energy"]) {
       const html = await dashboardHtml(install.sessionCookie, path);
       expect(html, path).toContain('data-testid="install-lost"');
       expect(html, path).toContain("The app was uninstalled on");

@@ -3,10 +3,10 @@
 import Link from "next/link";
 import type { CurrencyTotal, Overview, RangeChoice } from "@/lib/dashboard/overview";
 import type { ResourceFreshness } from "@/lib/dashboard/freshness";
-import { formatCount, formatDate, formatDateTime, formatKwh, formatMoney } from "../format";
+import { formatCount, formatDate, formatDateTime, formatKwh, formatMoney } from "../../format";
 import { DailyBarChart, StatesBarChart } from "./charts";
 import { RangePicker } from "./range-picker";
-import { chargePointStateStyle } from "../_components/charge-point-state";
+import { chargePointStateStyle } from "../../_components/charge-point-state";
 import { Headline, Tile, TileNote } from "./tiles";
 
 const SECTIONS = [

@@ -1,28 +1,22 @@
 "use client";
-// What a section shows when its page failed to render (an error.tsx boundary): a plain sentence and
-// a retry that re-renders the page on the server (router.refresh) and resets the boundary. The
-// error's message is not shown: it may say more about the server than an operator should see; the
-// digest ties it to the server's log line.
-import { useRouter } from "next/navigation";
-import { startTransition } from "react";
-
-export function SectionError({ what, error, reset }: { what: string; error: Error & { digest?: string }; reset: () => void }) {
-  const router = useRouter();
+// What a dashboard section shows when its page failed to render (each section's error.tsx boundary:
+// the database away, an unexpected error): a plain sentence and a retry. The error's message is not
+// shown: in production Next.js replaces a server error's message with a digest anyway, and a message
+// could name internals; the digest matches the server's log line.
+//
+// `retry` is the boundary's own (Next.js 16): it fetches the page from the server again and renders
+// it in place of this message. `reset()` alone would re-render what the browser already has, which
+// is the same failure.
+export function SectionError({ what, error, retry, testId }: { what: string; error: Error & { digest?: string }; retry: () => void; testId?: string }) {
   return (
-    <div className="space-y-3 rounded-lg border border-red-200 bg-red-50 p-5" role="alert">
-      <h2 className="font-semibold text-red-900">The {what} could not be shown</h2>
-      <p className="text-sm text-red-900">Something went wrong while reading them. Try again; if it keeps happening, the app&apos;s logs say why.</p>
-      {error.digest ? <p className="font-mono text-xs text-red-800">Reference: {error.digest}</p> : null}
-      <button
-        type="button"
-        className="rounded-md bg-red-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-red-800"
-        onClick={() =>
-          startTransition(() => {
-            router.refresh();
-            reset();
-          })
-        }
-      >
+    <div className="space-y-3 rounded-lg border border-amber-300 bg-amber-50 p-5" role="alert" data-testid={testId}>
+      <h2 className="font-semibold text-amber-900">The {what} could not be shown</h2>
+      <p className="text-sm text-amber-900">
+        Something went wrong while reading it. This is usually brief: try again in a moment. If it keeps happening, the app&apos;s logs say
+        why.
+      </p>
+      {error.digest ? <p className="font-mono text-xs text-amber-800">Reference: {error.digest}</p> : null}
+      <button type="button" className="rounded-md bg-amber-900 px-4 py-2 text-sm font-medium text-white hover:bg-amber-800" onClick={() => retry()}>
         Try again
       </button>
     </div>

@@ -5,7 +5,7 @@ import { PER_PAGE_CHOICES, SORTS, type ChargePointList, type ChargePointQuery, t
 import { AsOf } from "../_components/as-of";
 import { ChargePointStateBadge, chargePointStateLabel, powerLabel } from "../_components/charge-point-state";
 import { Pagination, queryString, rangeText } from "../_components/pagination";
-import { ResponsiveTable } from "../_components/table";
+import { DataTable } from "@/app/components/data-table";
 
 const DEFAULTS = { q: "", sort: "name", dir: "asc", page: 0, perPage: 25 } as const;
 const SORT_LABELS: Record<(typeof SORTS)[number], string> = { name: "Name", state: "State", power: "Power", city: "City" };
@@ -39,7 +39,7 @@ export function ChargePointTable({ list, options, query, asOf }: { list: ChargeP
       {list.items.length === 0 ? (
         <EmptyState any={options.any} />
       ) : (
-        <ResponsiveTable
+        <DataTable
           testId="charge-points"
           columns={[
             { label: "Name" },
@@ -67,7 +67,7 @@ export function ChargePointTable({ list, options, query, asOf }: { list: ChargeP
               <td className="hidden px-3 py-2 lg:table-cell">{cp.teamId ? (teams.get(cp.teamId) ?? `Team ${cp.teamId}`) : "—"}</td>
             </tr>
           ))}
-        </ResponsiveTable>
+        </DataTable>
       )}
 
       <div className="flex flex-wrap items-center justify-between gap-3">

@@ -1,7 +1,7 @@
 "use client";
-// The charge points pages' error boundary: a failed read shows a retry, not a dead page.
+// The charge points pages's error boundary: a failed read shows a retry, not a dead page (_components/section-error.tsx).
 import { SectionError } from "../_components/section-error";
 
-export default function ChargePointsError({ error, reset }: { error: Error & { digest?: string }; reset: () => void }) {
-  return <SectionError what="charge points" error={error} reset={reset} />;
+export default function ChargePointsError({ error, retry }: { error: Error & { digest?: string }; retry: () => void }) {
+  return <SectionError what="charge points" error={error} retry={retry} />;
 }

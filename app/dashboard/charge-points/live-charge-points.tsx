@@ -11,7 +11,7 @@ import { ReauthorizeBanner } from "../install-status";
 import { ChargePointStateBadge, powerLabel } from "../_components/charge-point-state";
 import { Pagination, rangeText } from "../_components/pagination";
 import { ReadFailure } from "../_components/read-failure";
-import { ResponsiveTable } from "../_components/table";
+import { DataTable } from "@/app/components/data-table";
 
 const LiveQuerySchema = z.object({
   page: z.coerce.number().int().min(0).max(100_000).catch(0),
@@ -70,7 +70,7 @@ function LiveTable({ page }: { page: ChargePointPage }) {
           ))}
         </nav>
       </div>
-      <ResponsiveTable
+      <DataTable
         testId="charge-points"
         columns={[
           { label: "Name" },
@@ -91,7 +91,7 @@ function LiveTable({ page }: { page: ChargePointPage }) {
             <td className="hidden px-3 py-2 font-mono text-xs lg:table-cell">{cp.evseId ?? "—"}</td>
           </tr>
         ))}
-      </ResponsiveTable>
+      </DataTable>
       <Pagination page={meta.currentPage} perPage={meta.perPage} total={meta.totalItemCount} hrefFor={(p) => hrefFor(p, meta.perPage)} />
     </>
   );

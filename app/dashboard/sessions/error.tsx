@@ -1,7 +1,7 @@
 "use client";
-// The sessions pages' error boundary: a failed read shows a retry, not a dead page.
+// The sessions pages's error boundary: a failed read shows a retry, not a dead page (_components/section-error.tsx).
 import { SectionError } from "../_components/section-error";
 
-export default function SessionsError({ error, reset }: { error: Error & { digest?: string }; reset: () => void }) {
-  return <SectionError what="sessions" error={error} reset={reset} />;
+export default function SessionsError({ error, retry }: { error: Error & { digest?: string }; retry: () => void }) {
+  return <SectionError what="sessions" error={error} retry={retry} />;
 }

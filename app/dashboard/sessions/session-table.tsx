@@ -6,7 +6,7 @@ import { formatDate, formatDuration, formatKwh, formatMoney, formatTime } from "
 import { AsOf } from "../_components/as-of";
 import { Pagination, queryString, rangeText } from "../_components/pagination";
 import { SessionStateBadge, sessionStateLabel } from "../_components/session-state";
-import { ResponsiveTable } from "../_components/table";
+import { DataTable } from "@/app/components/data-table";
 
 const DEFAULTS = { page: 0, perPage: 25 } as const;
 
@@ -105,7 +105,7 @@ export function SessionTable({
           )}
         </div>
       ) : (
-        <ResponsiveTable
+        <DataTable
           testId="sessions"
           columns={[
             { label: "Started" },
@@ -140,7 +140,7 @@ export function SessionTable({
               </td>
             </tr>
           ))}
-        </ResponsiveTable>
+        </DataTable>
       )}
 
       <nav className="flex items-center gap-2 text-sm" aria-label="Page size">

@@ -1,4 +1,4 @@
-// Previous / next links for a server-paginated list; plain links, so they work without JavaScript.
+// Previous / next links and page-size links for a server-paginated list; plain links, so they work without JavaScript.
 import Link from "next/link";
 import { formatCount } from "../format";
 
@@ -44,4 +44,23 @@ export function queryString(values: Record<string, string | number | undefined>,
   }
   const text = params.toString();
   return text ? `?${text}` : "";
+}
+
+/** "Per page: 10 25 50 100", each a link that starts again at the first page with that size. */
+export function PageSizeLinks({ choices, current, hrefFor }: { choices: readonly number[]; current: number; hrefFor: (perPage: number) => string }) {
+  return (
+    <nav className="flex items-center gap-2 text-sm" aria-label="Page size">
+      <span className="text-slate-500">Per page:</span>
+      {choices.map((n) => (
+        <Link
+          key={n}
+          href={hrefFor(n)}
+          className={n === current ? "font-semibold text-slate-900" : "text-brand-700 hover:underline"}
+          aria-current={n === current ? "true" : undefined}
+        >
+          {n}
+        </Link>
+      ))}
+    </nav>
+  );
 }

@@ -4,7 +4,7 @@ import Link from "next/link";
 import { PER_PAGE_CHOICES, SORTS, type ChargePointList, type ChargePointQuery, type FilterOptions } from "@/lib/dashboard/charge-points";
 import { AsOf } from "../_components/as-of";
 import { ChargePointStateBadge, chargePointStateLabel, powerLabel } from "../_components/charge-point-state";
-import { Pagination, queryString, rangeText } from "../_components/pagination";
+import { PageSizeLinks, Pagination, queryString, rangeText } from "../_components/pagination";
 import { DataTable } from "@/app/components/data-table";
 
 const DEFAULTS = { q: "", sort: "name", dir: "asc", page: 0, perPage: 25 } as const;
@@ -71,19 +71,7 @@ export function ChargePointTable({ list, options, query, asOf }: { list: ChargeP
       )}
 
       <div className="flex flex-wrap items-center justify-between gap-3">
-        <nav className="flex items-center gap-2 text-sm" aria-label="Page size">
-          <span className="text-slate-500">Per page:</span>
-          {PER_PAGE_CHOICES.map((n) => (
-            <Link
-              key={n}
-              href={chargePointsHref(query, { perPage: n, page: 0 })}
-              className={n === query.perPage ? "font-semibold text-slate-900" : "text-brand-700 hover:underline"}
-              aria-current={n === query.perPage ? "true" : undefined}
-            >
-              {n}
-            </Link>
-          ))}
-        </nav>
+        <PageSizeLinks choices={PER_PAGE_CHOICES} current={query.perPage} hrefFor={(n) => chargePointsHref(query, { perPage: n, page: 0 })} />
       </div>
       <Pagination page={list.page} perPage={list.perPage} total={list.total} hrefFor={(page) => chargePointsHref(query, { page })} />
     </section>

@@ -2,14 +2,13 @@
 // 1-100: public-facts.md "Lists and pagination"): what the page shows until the sync's first pass
 // over the charge points has ended. The API offers no search or filters, so neither does this view;
 // the note says when they come. An interactive request in the install's rate budget.
-import Link from "next/link";
 import { z } from "zod";
 import { fetchInstallChargePoints, fetchInstallSummary, type InstallSummary } from "@/lib/installs/dashboard";
 import type { ChargePointPage } from "@/lib/partner-api/schemas";
 import { PER_PAGE_CHOICES, firstValues } from "@/lib/dashboard/charge-points";
 import { ReauthorizeBanner } from "../install-status";
 import { ChargePointStateBadge, powerLabel } from "../_components/charge-point-state";
-import { Pagination, rangeText } from "../_components/pagination";
+import { PageSizeLinks, Pagination, rangeText } from "../_components/pagination";
 import { ReadFailure } from "../_components/read-failure";
 import { DataTable } from "@/app/components/data-table";
 
@@ -56,19 +55,7 @@ function LiveTable({ page }: { page: ChargePointPage }) {
         <p className="text-sm text-slate-600" data-testid="charge-point-count">
           {meta.totalItemCount === 0 ? "No charge points" : rangeText(meta.currentPage, meta.perPage, data.length, meta.totalItemCount)}
         </p>
-        <nav className="flex items-center gap-2 text-sm" aria-label="Page size">
-          <span className="text-slate-500">Per page:</span>
-          {PER_PAGE_CHOICES.map((n) => (
-            <Link
-              key={n}
-              href={hrefFor(0, n)}
-              className={n === meta.perPage ? "font-semibold text-slate-900" : "text-brand-700 hover:underline"}
-              aria-current={n === meta.perPage ? "true" : undefined}
-            >
-              {n}
-            </Link>
-          ))}
-        </nav>
+        <PageSizeLinks choices={PER_PAGE_CHOICES} current={meta.perPage} hrefFor={(n) => hrefFor(0, n)} />
       </div>
       <DataTable
         testId="charge-points"

@@ -4,7 +4,7 @@ import Link from "next/link";
 import { SESSION_PER_PAGE_CHOICES, type SessionList, type SessionQuery } from "@/lib/dashboard/sessions";
 import { formatDate, formatDuration, formatKwh, formatMoney, formatTime } from "../format";
 import { AsOf } from "../_components/as-of";
-import { Pagination, queryString, rangeText } from "../_components/pagination";
+import { PageSizeLinks, Pagination, queryString, rangeText } from "../_components/pagination";
 import { SessionStateBadge, sessionStateLabel } from "../_components/session-state";
 import { DataTable } from "@/app/components/data-table";
 
@@ -143,19 +143,7 @@ export function SessionTable({
         </DataTable>
       )}
 
-      <nav className="flex items-center gap-2 text-sm" aria-label="Page size">
-        <span className="text-slate-500">Per page:</span>
-        {SESSION_PER_PAGE_CHOICES.map((n) => (
-          <Link
-            key={n}
-            href={sessionsHref(query, { perPage: n, page: 0 })}
-            className={n === query.perPage ? "font-semibold text-slate-900" : "text-brand-700 hover:underline"}
-            aria-current={n === query.perPage ? "true" : undefined}
-          >
-            {n}
-          </Link>
-        ))}
-      </nav>
+      <PageSizeLinks choices={SESSION_PER_PAGE_CHOICES} current={query.perPage} hrefFor={(n) => sessionsHref(query, { perPage: n, page: 0 })} />
       <Pagination page={list.page} perPage={list.perPage} total={list.total} hrefFor={(page) => sessionsHref(query, { page })} />
     </section>
   );

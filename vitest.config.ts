@@ -22,7 +22,8 @@ export default defineConfig({
           name: "integration",
           include: ["tests/integration/**/*.test.ts"],
           environment: "node",
-          // One file at a time: they share the stack's database and sandbox.
+          // One file at a time: they share the stack's database and sandbox. (`npm test` runs two
+          // stacks, with one file on each: scripts/lib/test-lanes.ts.)
           fileParallelism: false,
           testTimeout: 30_000,
           hookTimeout: 30_000,

@@ -1,27 +1,33 @@
 // npm test: the whole suite, from a clean clone, with nothing to configure.
 //
-// Starts a fresh stack on its own ports (a new embedded PostgreSQL, a new sandbox state, a
-// production build of the app), then runs Vitest (unit, sandbox conformance and integration
-// tests) and Playwright (end-to-end, in Chromium), and prints one closing line with the totals.
+// Starts two fresh stacks on their own ports (each a new embedded PostgreSQL, a new sandbox state
+// and the app's production server; one build serves both), then runs Vitest (unit, sandbox
+// conformance and integration tests) and Playwright (end-to-end, in Chromium) on them side by side
+// (scripts/lib/test-lanes.ts), and prints one closing line with the totals.
+//
+// `npm test -- vitest [vitest args]` or `npm test -- e2e [playwright args]` runs one half, on one stack.
 //
 // TEST_DATABASE_URL points the tests at your own PostgreSQL instead (its data is written to;
 // never point it at a database you care about). DATABASE_URL is deliberately ignored here.
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { findChromiumHere } from "./lib/browser";
 import { generateLocalEnv } from "./lib/local-env";
+import { isPortTaken } from "./lib/ports";
 import { runToCompletion, stopAll } from "./lib/processes";
-import { startStack } from "./lib/stack";
+import { startStack, type Stack } from "./lib/stack";
+import { Lane, planJobs, type JobRecord } from "./lib/test-lanes";
 
 // TEST_PORT_OFFSET runs a second suite beside a first one (other ports, another data folder).
 const OFFSET = Number(process.env.TEST_PORT_OFFSET ?? 0);
 const DATA_DIR = OFFSET ? `.data/test-${OFFSET}` : ".data/test";
 const VITEST_REPORT = path.join(DATA_DIR, "vitest-report.json");
 const PLAYWRIGHT_REPORT = path.join(DATA_DIR, "playwright-report.json");
+// The second stack of a whole run (scripts/lib/test-lanes.ts): its own ports and data folder.
+const LANE_B_DIR = path.join(DATA_DIR, "lane-b");
 const bin = (name: string) => path.resolve("node_modules/.bin", name);
 
-// `npm test -- vitest [vitest args]` or `npm test -- e2e [playwright args]` runs one half.
 const [only, ...passThrough] = process.argv.slice(2);
 const started = performance.now();
 
@@ -37,8 +43,9 @@ if (!only || only === "e2e") {
   console.log(`[test] Chromium: ${browser.path} (${browser.source})`);
 }
 
-const env = {
-  ...generateLocalEnv({ app: 3100 + OFFSET, sandbox: 4110 + OFFSET }),
+// The configuration of a stack on the given ports (new random secrets each time).
+const stackEnv = (ports: { app: number; sandbox: number }) => ({
+  ...generateLocalEnv(ports),
   // The app under test is mid-way through a webhook secret rotation, so both secrets are exercised.
   WEBHOOK_PREVIOUS_SECRET: randomBytes(32).toString("base64url"),
   // Operators beyond the three described ones, for tests that need many installs at once (a
@@ -56,21 +63,64 @@ const env = {
   // widening can be walked end to end (tests/e2e/dashboard-teams-energy.spec.ts).
   DASHBOARD_MANAGE_TEAMS: "on",
   ...(OFFSET ? { NEXT_DIST_DIR: `.next-test-${OFFSET}` } : {}),
-};
-const stack = await startStack({
-  env,
+});
+
+function startFailed(error: unknown): never {
+  console.error(`[test] could not start the stack: ${error instanceof Error ? error.message : String(error)}`);
+  console.error(`[test] process logs are in ${DATA_DIR}/logs/ (and ${LANE_B_DIR}/logs/)`);
+  process.exit(1);
+}
+
+// A server left over from an interrupted run would answer in place of the new one, with another
+// database and other secrets: stop before starting anything.
+// A whole run uses two stacks; one half (or TEST_DATABASE_URL: one database) runs on stack A alone.
+const twoStacks = !only && !process.env.TEST_DATABASE_URL;
+const ports = [3100, 4110, 54330, ...(twoStacks ? [3600, 4610, 55330] : [])].map((base) => base + OFFSET);
+const taken = (await Promise.all(ports.map(async (port) => ((await isPortTaken(port)) ? port : undefined)))).filter((port) => port !== undefined);
+if (taken.length) {
+  console.error(`[test] port${taken.length > 1 ? "s" : ""} ${taken.join(", ")} already in use (a run that was interrupted?): stop what listens there, or run with another TEST_PORT_OFFSET`);
+  process.exit(1);
+}
+
+// Stack A builds the app; stack B starts its database and sandbox meanwhile, then serves the same build.
+let built!: () => void;
+let buildFailed!: (error: unknown) => void;
+const sharedBuild = new Promise<void>((resolve, reject) => ((built = resolve), (buildFailed = reject)));
+sharedBuild.catch(() => undefined);
+const stackA = startStack({
+  env: stackEnv({ app: 3100 + OFFSET, sandbox: 4110 + OFFSET }),
   databaseUrl: process.env.TEST_DATABASE_URL || undefined,
   dataDir: DATA_DIR,
   databasePort: 54330 + OFFSET,
   fresh: true,
   appMode: "start",
   quiet: true,
-}).catch((error: unknown) => {
-  console.error(`[test] could not start the stack: ${error instanceof Error ? error.message : String(error)}`);
-  console.error(`[test] process logs are in ${DATA_DIR}/logs/`);
-  process.exit(1);
+  onBuilt: () => built(),
 });
-console.log(`[test] stack ready in ${Math.round((performance.now() - started) / 1000)} s (logs in ${DATA_DIR}/logs/)`);
+stackA.catch(buildFailed);
+const stackB: Promise<Stack | undefined> = twoStacks
+  ? startStack({
+      env: stackEnv({ app: 3600 + OFFSET, sandbox: 4610 + OFFSET }),
+      dataDir: LANE_B_DIR,
+      databasePort: 55330 + OFFSET,
+      fresh: true,
+      appMode: "start",
+      quiet: true,
+      sharedBuild,
+    })
+  : Promise.resolve(undefined);
+const stacks = await Promise.all([stackA, stackB]).catch(async (error: unknown) => {
+  await Promise.allSettled([stackA.then((s) => s.stop()), stackB.then((s) => s?.stop())]);
+  startFailed(error);
+});
+const [stack, secondStack] = stacks;
+console.log(`[test] ${secondStack ? "two stacks" : "stack"} ready in ${Math.round((performance.now() - started) / 1000)} s (logs in ${DATA_DIR}/logs/)`);
+
+// Ctrl-C (or a CI timeout) stops the servers too: they run in process groups of their own, and one
+// left behind would be found by the port check of the next run.
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => void Promise.allSettled([stopAll(), stack.stop(), secondStack?.stop()]).then(() => process.exit(130)));
+}
 
 const testEnv: NodeJS.ProcessEnv = { ...stack.env, TEST_DATA_DIR: DATA_DIR, TEST_LOG_DIR: path.join(DATA_DIR, "logs") };
 let exitCode = 0;
@@ -80,8 +130,40 @@ function readJson(file: string): unknown {
   return existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : undefined;
 }
 
+/** The whole suite on two lanes (scripts/lib/test-lanes.ts); returns what each job did. */
+async function runLanes(second: Stack): Promise<JobRecord[]> {
+  const playwright = (dir: string) => ({ bin: bin("playwright"), report: path.join(dir, "playwright-report.json") });
+  const browser = chromiumPath ? { CHROMIUM_PATH: chromiumPath } : {};
+  const a = new Lane("a", { ...testEnv, ...browser }, playwright(DATA_DIR));
+  const b = new Lane("b", { ...second.env, ...browser, TEST_DATA_DIR: LANE_B_DIR, TEST_LOG_DIR: path.join(LANE_B_DIR, "logs") }, playwright(LANE_B_DIR));
+  try {
+    await Promise.all([a.start(), b.start()]);
+    const { queue, alone } = planJobs();
+    await Promise.all([a.drain(queue), b.drain(queue)]);
+    if (alone.length) console.log(`[test] now the files that run alone: ${alone.map((job) => job.name).join(", ")}`);
+    await a.drain(alone);
+  } finally {
+    await Promise.all([a.stop(), b.stop()]);
+  }
+  return [...a.records, ...b.records];
+}
+
 try {
-  if (!only || only === "vitest") {
+  if (secondStack) {
+    const records = await runLanes(secondStack);
+    for (const record of records) {
+      totals.passed += record.passed;
+      totals.failed += record.failed;
+      totals.skipped += record.skipped;
+    }
+    writeFileSync(path.join(DATA_DIR, "test-jobs.json"), JSON.stringify(records, null, 2));
+    const slowest = [...records].sort((x, y) => y.seconds - x.seconds).slice(0, 6);
+    console.log(`\n[test] the longest jobs: ${slowest.map((r) => `${r.job} ${r.seconds} s (lane ${r.lane})`).join("; ")}`);
+    const laneSeconds = (lane: string) => Math.round(records.filter((r) => r.lane === lane).reduce((sum, r) => sum + r.seconds, 0));
+    console.log(`[test] busy time: lane a ${laneSeconds("a")} s, lane b ${laneSeconds("b")} s (every job's time is in ${DATA_DIR}/test-jobs.json)`);
+    if (totals.failed > 0) exitCode = 1;
+  }
+  if (only === "vitest" || (!only && !secondStack)) {
     rmSync(VITEST_REPORT, { force: true });
     const code = await runToCompletion(bin("vitest"), ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${VITEST_REPORT}`, ...(only ? passThrough : [])], testEnv);
     const report = readJson(VITEST_REPORT) as { numPassedTests?: number; numFailedTests?: number; numPendingTests?: number; numTodoTests?: number } | undefined;
@@ -90,7 +172,7 @@ try {
     totals.skipped += (report?.numPendingTests ?? 0) + (report?.numTodoTests ?? 0);
     if (code !== 0) exitCode = code;
   }
-  if (!only || only === "e2e") {
+  if (only === "e2e" || (!only && !secondStack)) {
     rmSync(PLAYWRIGHT_REPORT, { force: true });
     const code = await runToCompletion(bin("playwright"), ["test", ...(only ? passThrough : [])], {
       ...testEnv,
@@ -105,7 +187,7 @@ try {
   }
 } finally {
   await stopAll();
-  await stack.stop();
+  await Promise.all([stack.stop(), secondStack?.stop()]);
 }
 
 console.log(`\n[test] finished in ${Math.round((performance.now() - started) / 1000)} s`);

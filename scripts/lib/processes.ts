@@ -92,3 +92,14 @@ export async function waitForHttp(url: string, timeoutMs: number, managed?: Mana
   }
   throw new Error(`${url} did not answer within ${timeoutMs} ms (${lastError})`);
 }
+
+/** Runs a command to completion with its output collected (stdout and stderr, in order) instead of shown. */
+export function runCaptured(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+    child.on("exit", (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), output }));
+  });
+}

@@ -23,6 +23,13 @@ export type StackOptions = {
   appMode: "dev" | "start";
   /** Also start the job worker (scripts/worker.ts): the schedules and their jobs (lib/jobs/engine.ts). */
   worker?: boolean;
+  /**
+   * appMode "start": serve a build another stack is making instead of building again (`npm test`'s
+   * second lane). The stack waits for it after starting its database and sandbox.
+   */
+  sharedBuild?: Promise<void>;
+  /** appMode "start": told once this stack's build is ready to serve, so that another stack can share it. */
+  onBuilt?: () => void;
   quiet?: boolean;
 };
 
@@ -112,13 +119,23 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       });
     } else {
       const buildEnv: NodeJS.ProcessEnv = { ...env, NODE_ENV: "production" };
-      const started = performance.now();
-      const code = await runToCompletion(bin("next"), ["build"], buildEnv);
-      if (code !== 0) throw new Error(`next build failed with exit code ${code}`);
-      log(`[stack] next build took ${Math.round((performance.now() - started) / 1000)} s`);
-      // The very artifact a deployment runs (next.config.mjs `output: "standalone"`, the Dockerfile):
-      // the standalone server, with the static files beside it as the image has them.
-      const serverJs = prepareStandalone(buildEnv.NEXT_DIST_DIR || ".next");
+      const distDir = buildEnv.NEXT_DIST_DIR || ".next";
+      let serverJs: string;
+      if (options.sharedBuild) {
+        // The build holds no address or secret of its own (the server reads them at run time), so
+        // one build serves stacks with different ports, databases and sandboxes.
+        await options.sharedBuild;
+        serverJs = path.resolve(distDir, "standalone", "server.js");
+      } else {
+        const started = performance.now();
+        const code = await runToCompletion(bin("next"), ["build"], buildEnv);
+        if (code !== 0) throw new Error(`next build failed with exit code ${code}`);
+        log(`[stack] next build took ${Math.round((performance.now() - started) / 1000)} s`);
+        // The very artifact a deployment runs (next.config.mjs `output: "standalone"`, the Dockerfile):
+        // the standalone server, with the static files beside it as the image has them.
+        serverJs = prepareStandalone(distDir);
+        options.onBuilt?.();
+      }
       app = startProcess("app", process.execPath, [serverJs], {
         env: { ...buildEnv, PORT: appPort, HOSTNAME: appHost },
         quiet: options.quiet,

@@ -1,6 +1,8 @@
 // Webhook hardening against the running app: a catalogue of bad deliveries (contract §6), each of
 // which must be refused (zero accepted forgeries), none of which may cause a 500, and none of which
 // may change anything. Then duplicates: 2,000 concurrent copies of one delivery have one effect.
+// npm test: alone: 2,000 concurrent copies of one delivery, answered within the app's deadline: another file's
+// load beside it would measure the machine, not the app (scripts/lib/test-lanes.ts).
 import { createHmac, randomUUID } from "node:crypto";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { postAtOnce } from "../helpers/burst";

@@ -1,6 +1,8 @@
 // A burst of webhook deliveries against the running app (issue 9): the service never retries
 // (contract §6), so a delivery refused in a burst is lost until someone asks for a replay. Counts,
 // not times: every delivery answered 2xx, recorded once, and its effect applied once.
+// npm test: alone: bursts of 2,000 deliveries answered within the app's deadline: another file's load beside it
+// would measure the machine, not the app (scripts/lib/test-lanes.ts).
 import { createHmac } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";

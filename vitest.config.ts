@@ -14,7 +14,10 @@ export default defineConfig({
   resolve: { alias },
   test: {
     projects: [
-      { resolve: { alias }, test: { name: "unit", include: ["tests/unit/**/*.test.ts"], environment: "node" } },
+      // 20 s, not Vitest's 5 s: the staff password tests hash at the production scrypt cost, and `npm test`
+      // runs them beside the end-to-end tests (scripts/lib/test-lanes.ts). A timeout catches a hang; it is
+      // not a measure of speed (`npm run bench` is).
+      { resolve: { alias }, test: { name: "unit", include: ["tests/unit/**/*.test.ts"], environment: "node", testTimeout: 20_000 } },
       { resolve: { alias }, test: { name: "sandbox", include: ["tests/sandbox/**/*.test.ts"], environment: "node", testTimeout: 20_000 } },
       {
         resolve: { alias },

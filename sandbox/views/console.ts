@@ -116,7 +116,7 @@ export function consolePage(view: ConsoleView): ReturnType<typeof layout> {
   });
 }
 
-/** One line per alert: the fields an on-call person reads first, and whether its signature checked out. */
+/** One entry per alert: the fields an on-call person reads first, and whether its signature checked out. */
 function alertField(alert: ReceivedAlert, name: string): string {
   const value = (alert.json as Record<string, unknown> | null)?.[name];
   return typeof value === "string" ? value : "";
@@ -131,20 +131,16 @@ function alertsCard(view: ConsoleView) {
     ${view.alerts.length === 0
       ? html`<p class="muted">No alert yet: one arrives when an install needs re-authorization or a re-install, when
           <code>invalid_client</code> opens the app's token circuit, when a sync keeps failing, and when each recovers.</p>`
-      : html`<div style="overflow-x:auto"><table class="events" aria-label="Alerts received">
-          <thead><tr><th>#</th><th>Received</th><th>Type</th><th>Summary</th><th>Signature</th><th>Answer</th></tr></thead>
-          <tbody>
-            ${view.alerts.map(
-              (alert) => html`<tr data-alert-seq="${alert.seq}">
-                <td class="num">${alert.seq}</td>
-                <td>${alert.receivedAt}</td>
-                <td><code>${alertField(alert, "type") || "(not JSON)"}</code></td>
-                <td>${alertField(alert, "summary") || alertField(alert, "text")}</td>
-                <td>${alert.signature === "valid" ? html`<span class="ok">valid</span>` : alert.signature === "unchecked" ? "unchecked" : html`<span class="bad">${alert.signature}</span>`}</td>
-                <td class="num">${alert.answeredStatus}</td>
-              </tr>`,
-            )}
-          </tbody>
-        </table></div>`}
+      : html`<ol aria-label="Alerts received" style="list-style:none;padding:0;margin:0">
+          ${view.alerts.map(
+            (alert) => html`<li data-alert-seq="${alert.seq}" style="border-bottom:1px solid var(--line);padding:6px 0;overflow-wrap:anywhere">
+              <div>#${alert.seq} <code>${alertField(alert, "type") || "(not JSON)"}</code> ·
+                signature ${alert.signature === "valid" ? html`<span class="ok">valid</span>` : alert.signature === "unchecked" ? "unchecked" : html`<span class="bad">${alert.signature}</span>`} ·
+                answered ${alert.answeredStatus}</div>
+              <div>${alertField(alert, "summary") || alertField(alert, "text")}</div>
+              <div class="muted">${alert.receivedAt}</div>
+            </li>`,
+          )}
+        </ol>`}
   </div>`;
 }

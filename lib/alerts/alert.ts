@@ -15,7 +15,7 @@
 //   client.circuit_open       firing    invalid_client opened the token circuit (contract §7)
 //   client.circuit_closed     resolved  a token request succeeded again after that
 //   sync.failing              firing    ALERT_SYNC_FAILURES sync runs of an install failed in a row
-//   sync.recovered            resolved  a sync run of that install completed after the alert
+//   sync.recovered            resolved  a sync run of that install completed after the alert, or it was uninstalled
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";

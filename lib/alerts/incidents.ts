@@ -55,6 +55,8 @@ function installSummary(type: InstallAlertType, who: string): string {
 
 /** Called by transitionInstall inside its transaction, after the move was written. */
 export async function alertOnTransition(tx: Tx, installRowId: string, from: InstallStatus, to: InstallStatus, cause: string): Promise<void> {
+  // An uninstalled install is never synced again: a sync incident it left open would never close.
+  if (to === "REVOKED") await closeSyncIncidentOfRevokedInstall(tx, installRowId);
   const type = alertTypeForTransition(from, to);
   if (!type) return;
   const install = await readAlertInstall(tx, installRowId);
@@ -166,11 +168,22 @@ async function closeSyncIncident(installRowId: string): Promise<void> {
   });
 }
 
+async function closeSyncIncidentOfRevokedInstall(tx: Tx, installRowId: string): Promise<void> {
+  const key = syncIncident(installRowId);
+  const [open] = await tx.$queryRaw<{ failures: number }[]>`SELECT failures FROM alert_incidents WHERE key = ${key} AND open FOR UPDATE`;
+  if (!open) return;
+  await tx.alertIncident.update({ where: { key }, data: { open: false, failures: 0, firstFailureAt: null, closedAt: new Date() } });
+  const install = await readAlertInstall(tx, installRowId);
+  if (install) await raiseAlert(tx, syncDraft("sync.recovered", install, { failedRunsBefore: open.failures, reason: "revoked" }));
+}
+
 function syncDraft(type: "sync.failing" | "sync.recovered", install: AlertInstall, details: AlertDraft["details"]): AlertDraft {
   const who = describeInstall(install);
   const summary =
     type === "sync.failing"
       ? `The sync of ${who} keeps failing: ${String(details?.consecutiveFailures)} runs in a row (last: ${String(details?.lastFailure ?? "unknown")}). Its local copy is getting stale; it resumes from its checkpoint once the cause is gone.`
-      : `The sync of ${who} recovered: a run completed.`;
+      : details?.reason === "revoked"
+        ? `The sync of ${who} no longer fails: the install was uninstalled, so nothing is left to sync.`
+        : `The sync of ${who} recovered: a run completed.`;
   return { type, incident: syncIncident(install.rowId), summary, install, details };
 }

@@ -232,6 +232,26 @@ describe("a sync that keeps failing", () => {
   }, 60_000);
 });
 
+describe("a failing sync of an install that is uninstalled", () => {
+  it("closes its incident with sync.recovered (reason revoked): no sync runs again, so no run could close it", async () => {
+    const { installRowId, installId } = await installViaPortal(1002);
+    await armApiFault({ path: "/", mode: "error500", count: 1000 });
+    expect(resultOf<{ outcomes: string[] }>(await runAppWorker(["sync-runs", installRowId, "100", "3"], { API_MAX_RETRIES: "0" })).outcomes).toEqual(["failed", "failed", "failed"]);
+    // The operator uninstalls: install.revoked reaches the app's webhook route, which revokes the install.
+    await control("POST", `/installs/${installId}/revoke`);
+    await expect.poll(async () => (await sql<{ status: string }>("SELECT status FROM installs WHERE id = $1", [installRowId]))[0]?.status).toBe("REVOKED");
+
+    expect(await deliverAlerts()).toMatchObject({ delivered: 2, failed: 0 });
+    const alerts = (await receivedAlerts()).map(verifiedAlert);
+    expect(alerts.map((a) => [a.type, a.status, a.incident])).toEqual([
+      ["sync.failing", "firing", `sync:${installRowId}`],
+      ["sync.recovered", "resolved", `sync:${installRowId}`],
+    ]);
+    expect(alerts[1]!.details).toEqual({ failedRunsBefore: 3, reason: "revoked" });
+    expect(alerts[1]!.summary).toMatch(/uninstalled/);
+  });
+});
+
 describe("delivery", () => {
   it("while the receiver is down the job is retried with backoff, and the same alert (same webhook-id, signed afresh) arrives once it is back", async () => {
     const { installRowId } = await installViaPortal(1001);

@@ -9,7 +9,8 @@
 //     open until a token request succeeds, however many times invalid_client is answered meanwhile
 //     (a new secret that is wrong too re-opens nothing). A sync incident opens after
 //     ALERT_SYNC_FAILURES failed runs in a row and closes when a run completes; the count starts from
-//     zero after every completed run, so a sync that fails every other run never alerts.
+//     zero after every completed run, so a sync that fails every other run never alerts. An uninstall
+//     closes an open sync incident (no run will ever complete again).
 //
 // A flapping install (flagged, re-consented, flagged again) alerts on each move: every one is a real
 // change that needed (or ended the need for) an operator's action, and none happens without one.
@@ -20,6 +21,8 @@ import type { InstallStatus } from "@/lib/db/generated/enums";
 import { env } from "@/lib/env";
 import { describeInstall, type AlertDraft, type AlertInstall } from "./alert";
 import { raiseAlert } from "./raise";
+
+type InstallAlertType = "install.needs_reauth" | "install.reinstall_needed" | "install.recovered" | "install.revoked";
 
 const TROUBLE: ReadonlySet<InstallStatus> = new Set(["NEEDS_REAUTH", "REINSTALL_NEEDED"]);
 
@@ -37,8 +40,6 @@ async function readAlertInstall(tx: Tx, installRowId: string): Promise<AlertInst
   const install = await tx.install.findUnique({ where: { id: installRowId }, select: { id: true, installId: true, operatorId: true, operatorName: true } });
   return install && { rowId: install.id, installId: install.installId, operatorId: install.operatorId, operatorName: install.operatorName };
 }
-
-type InstallAlertType = "install.needs_reauth" | "install.reinstall_needed" | "install.recovered" | "install.revoked";
 
 function installSummary(type: InstallAlertType, who: string): string {
   switch (type) {

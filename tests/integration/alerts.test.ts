@@ -291,6 +291,29 @@ describe("delivery", () => {
     expect((await receivedAlerts()).map((alert) => verifiedAlert(alert).type)).toEqual(["client.circuit_open"]);
   });
 
+  it("ALERT_WEBHOOK_FORMAT=slack: a Slack incoming webhook's {text}, the summary and the console link, still signed", async () => {
+    const { installRowId } = await installViaPortal(1001);
+    await expireAccessToken(installRowId, false);
+    resultOf<CallSummary>(await runAppWorker(["call", installRowId, "1"], { OAUTH_CLIENT_SECRET: "not-the-registered-secret" }));
+    expect(resultOf<DeliverySummary>(await runAppWorker(["deliver-alerts"], { ALERT_WEBHOOK_FORMAT: "slack" }))).toMatchObject({ delivered: 1 });
+    const [received] = await receivedAlerts();
+    expect(received!.signature).toBe("valid");
+    const body = JSON.parse(received!.body) as Record<string, string>;
+    expect(Object.keys(body)).toEqual(["text"]);
+    expect(body.text).toMatch(/^:rotating_light: The identity provider refuses the app's client credentials \(invalid_client, client /);
+    expect(body.text).toContain(`<${stack.appUrl}/admin|Open in the console>`);
+  });
+
+  it("with ALERT_WEBHOOK_URL unset, alerts are off: a log line each, nothing queued or sent", async () => {
+    const { installRowId } = await installViaPortal(1001);
+    await expireAccessToken(installRowId, false);
+    const run = await runAppWorker(["call", installRowId, "1"], { OAUTH_CLIENT_SECRET: "not-the-registered-secret", ALERT_WEBHOOK_URL: undefined, ALERT_WEBHOOK_SECRET: undefined });
+    expect(resultOf<CallSummary>(run).errors).toEqual({ TokenCircuitOpenError: 1 });
+    expect(run.stdout).toContain("alert (not sent: ALERT_WEBHOOK_URL is unset): The identity provider refuses the app's client credentials");
+    expect(await alertJobs()).toEqual([]);
+    expect(await receivedAlerts()).toEqual([]);
+  });
+
   it("is dead-lettered after its retries, where staff find it", async () => {
     const [queue] = await sql<{ retry_limit: number; retry_backoff: boolean; dead_letter: string; expire_seconds: number }>(
       "SELECT retry_limit, retry_backoff, dead_letter, expire_seconds FROM pgboss.queue WHERE name = 'alert.deliver'",

@@ -290,6 +290,30 @@ const EnvSchema = z.object({
   CALLBACK_REQUESTS_PER_MINUTE: z.coerce.number().int().min(1).max(10_000).default(20),
   /** A session ends this long after sign-in, however active (next-auth's maxAge only slides). */
   SESSION_ABSOLUTE_LIFETIME_SECONDS: z.coerce.number().int().min(60).max(30 * 86_400).default(12 * 3600),
+
+  // ----- outbound alerts (lib/alerts/, docs/operations.md "Alerts") -----
+  /**
+   * Where alerts are POSTed (an incident tool, a relay, or a Slack incoming webhook with
+   * ALERT_WEBHOOK_FORMAT=slack). Unset: alerts are off, and each one is a log line instead. https in
+   * production; plain http only for localhost (the sandbox's alert sink in development and tests).
+   */
+  ALERT_WEBHOOK_URL: urlString.optional(),
+  /**
+   * The Standard Webhooks signing secret: `whsec_` and 24 to 64 random bytes in base64 (generate one
+   * with `echo "whsec_$(openssl rand -base64 32)"`). Required with ALERT_WEBHOOK_URL.
+   */
+  ALERT_WEBHOOK_SECRET: z
+    .string()
+    .refine((value) => {
+      const match = /^whsec_([A-Za-z0-9+/]+={0,2})$/.exec(value);
+      const bytes = match ? Buffer.from(match[1]!, "base64").length : 0;
+      return bytes >= 24 && bytes <= 64;
+    }, 'must be "whsec_" and 24 to 64 random bytes in base64: generate one with `echo "whsec_$(openssl rand -base64 32)"`')
+    .optional(),
+  /** standard: the documented JSON alert; slack: `{"text": ...}` for a Slack incoming webhook. */
+  ALERT_WEBHOOK_FORMAT: z.enum(["standard", "slack"]).default("standard"),
+  /** A sync "keeps failing" after this many failed runs in a row (its retries count): then one sync.failing alert. */
+  ALERT_SYNC_FAILURES: z.coerce.number().int().min(1).max(100).default(3),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -319,6 +343,8 @@ const CONFIGURED_BY_HAND = [
   "WEBHOOK_PREVIOUS_SECRET",
   "OPERATOR_PORTAL_URL",
   "REAUTH_URL_ORIGINS",
+  "ALERT_WEBHOOK_URL",
+  "ALERT_WEBHOOK_SECRET",
 ] as const;
 
 /** Addresses of the app and the service: https in a deployment, http only on loopback elsewhere. */
@@ -368,6 +394,24 @@ function deploymentProblems(source: EnvSource): string[] {
   return problems;
 }
 
+/**
+ * Alerts are configured whole or not at all: a URL without a secret would send unsigned alerts that a
+ * receiver cannot trust, and a secret without a URL is a setting that silently does nothing. Alerts
+ * carry install and operator names, so they travel over https (http only to this machine).
+ */
+function alertProblems(source: EnvSource): string[] {
+  const url = source.ALERT_WEBHOOK_URL;
+  const secret = source.ALERT_WEBHOOK_SECRET;
+  const problems: string[] = [];
+  if (url && !secret) problems.push("ALERT_WEBHOOK_SECRET: is required with ALERT_WEBHOOK_URL (alerts are signed)");
+  if (secret && !url) problems.push("ALERT_WEBHOOK_URL: is required with ALERT_WEBHOOK_SECRET (or unset both to turn alerts off)");
+  if (url && URL.canParse(url) && new URL(url).protocol === "http:") {
+    if (isDeployment(source)) problems.push("ALERT_WEBHOOK_URL: must use https in production");
+    else if (!isLoopbackUrl(url)) problems.push("ALERT_WEBHOOK_URL: plain http is allowed only for localhost (use https)");
+  }
+  return problems;
+}
+
 /** Every problem with the configuration, one line each; empty when the app may start. */
 export function environmentProblems(source: EnvSource = process.env): string[] {
   const parsed = EnvSchema.safeParse(source);
@@ -378,7 +422,7 @@ export function environmentProblems(source: EnvSource = process.env): string[] {
         const unset = issue.code === "invalid_type" && source[name] === undefined;
         return `${name}: ${unset ? "is required but not set" : issue.message}`;
       });
-  return [...schemaProblems, ...deploymentProblems(source)];
+  return [...schemaProblems, ...deploymentProblems(source), ...alertProblems(source)];
 }
 
 function describeProblems(problems: string[]): string {

@@ -59,6 +59,8 @@ const envSchema = z.object({
   APP_REQUESTED_SCOPES: requestedScopesSchema,
   APP_NAME: z.string().min(1).default("Partner App"),
   SANDBOX_REAUTH_RETURN_URL: httpsOrLoopbackUrlSchema.optional(),
+  /** The app's alert signing secret (decision 50): known, the alert sink checks each alert's signature. */
+  ALERT_WEBHOOK_SECRET: z.string().min(1).optional(),
 }).refine(
   (e) => e.SANDBOX_CHARGES_PER_OPERATOR === undefined || e.SANDBOX_CHARGES_PER_OPERATOR * e.SANDBOX_OPERATORS <= MAX_SEEDED_CHARGES,
   { path: ["SANDBOX_CHARGES_PER_OPERATOR"], message: `times SANDBOX_OPERATORS must stay at most ${MAX_SEEDED_CHARGES.toLocaleString("en")} (the seed is kept in memory)` },
@@ -114,6 +116,8 @@ export interface SandboxConfig {
    * Absent (in-process tests): off, so counts stay exact unless a test switches it on (POST /_sandbox/live-data).
    */
   liveData?: { enabled: boolean; chargesPerHour: number };
+  /** The app's alert signing secret (`whsec_…`), for the alert sink's signature check (decision 50); absent: unchecked. */
+  alertSecret?: string;
 }
 
 export class ConfigError extends Error {}
@@ -150,6 +154,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, cwd: string = process.cwd()):
     operatorCount: e.SANDBOX_OPERATORS,
     chargesPerOperator: e.SANDBOX_CHARGES_PER_OPERATOR,
     liveData: { enabled: e.SANDBOX_LIVE_DATA === "on", chargesPerHour: e.SANDBOX_LIVE_CHARGES_PER_HOUR },
+    alertSecret: e.ALERT_WEBHOOK_SECRET,
   };
 }
 

@@ -1,4 +1,5 @@
 // What every route module of the sandbox receives: configuration, clock, state, seed data and webhooks.
+import type { AlertSink } from "./alert-sink.js";
 import type { RateBudgets } from "./api/budget.js";
 import type { ApiRequestCounters } from "./api/counters.js";
 import type { ApiFaults } from "./api/faults.js";
@@ -47,6 +48,8 @@ export interface SandboxContext {
    * play a service answer that points elsewhere, which the app must not follow (in memory only).
    */
   reauthUrlOrigin: { value: string | null };
+  /** The app's alerts as received (decisions 50-51; in memory only). */
+  alertSink: AlertSink;
 }
 
 /** The operator's records as the API shows them now (seed, live data, edits). */

@@ -35,6 +35,7 @@ import { LIVE_SLOT_MS, slotsElapsed } from "./live.js";
 import type { RecordKind } from "./operators.js";
 import { RECORD_KIND_SEGMENTS, RECORD_PATCH_SHAPES, deleteRecord, patchRecord, recordPatchSchemas, restoreRecord } from "./record-edits.js";
 import { webhookModeRequestSchema } from "./webhooks.js";
+import { alertSinkRoutes } from "./alert-sink.js";
 import type { DeliveryResult } from "./webhooks.js";
 
 const advanceSchema = z.object({ seconds: z.number().finite() });
@@ -227,6 +228,7 @@ export function controlRoutes(ctx: SandboxContext): Hono {
     ctx.consumerInstallId.include = true;
     ctx.idpBehaviour = defaultIdpBehaviour();
     ctx.reauthUrlOrigin.value = null;
+    ctx.alertSink.clear();
     // Live data as configured, its hour slots counted from now; bulk operators and record edits went with the state.
     ctx.store.state.live = { ...ctx.operators.liveDefaults, anchorMs: ctx.clock.nowMs(), configured: { ...ctx.operators.liveDefaults } };
     ctx.operators.invalidate();
@@ -234,6 +236,9 @@ export function controlRoutes(ctx: SandboxContext): Hono {
     ctx.log("state reset: installs, tokens, codes and logs wiped; clock offset 0");
     return c.json({ ok: true });
   });
+
+  // The app's outbound alerts land here in development and tests (decisions 50-51, sandbox/alert-sink.ts).
+  app.route("/alert-sink", alertSinkRoutes(ctx));
 
   app.get("/clock", (c) => c.json({ now: ctx.clock.now().toISOString(), offsetSeconds: ctx.clock.offset }));
 

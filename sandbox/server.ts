@@ -4,6 +4,7 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
+import { AlertSink, decodeAlertSecret } from "./alert-sink.js";
 import { RateBudgets } from "./api/budget.js";
 import { ApiRequestCounters } from "./api/counters.js";
 import { ApiFaults } from "./api/faults.js";
@@ -67,6 +68,7 @@ export async function createSandbox(config: SandboxConfig, options: SandboxOptio
     consumerInstallId: { include: true },
     idpBehaviour: defaultIdpBehaviour(),
     reauthUrlOrigin: { value: null },
+    alertSink: new AlertSink(config.alertSecret ? decodeAlertSecret(config.alertSecret) : null),
   };
 
   const app = new Hono();

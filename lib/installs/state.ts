@@ -7,11 +7,13 @@
 //   ACTIVE / NEEDS_REAUTH ──refresh chain gone──▶ REINSTALL_NEEDED ──new consent (callback)──▶ ACTIVE
 //   any ──install.revoked, or superseded by a newer install──▶ REVOKED (final: history only)
 //
-// Every change writes an InstallEvent with its cause, so staff can see why an install is where it is.
+// Every change writes an InstallEvent with its cause, so staff can see why an install is where it is,
+// and the moves into and out of trouble raise an alert (lib/alerts/) in the same transaction.
 import "server-only";
 import { db, type Tx } from "@/lib/db/client";
 import type { InstallStatus } from "@/lib/db/generated/enums";
 import { logger } from "@/lib/log";
+import { alertOnTransition } from "@/lib/alerts/incidents";
 
 export type TransitionCause = "callback" | "webhook" | "api" | "refresh" | "staff" | "reconcile";
 
@@ -56,6 +58,8 @@ export async function transitionInstall(
   await tx.installEvent.create({
     data: { installRowId, fromStatus: row.status, toStatus: to, cause, detail, occurredAt: now },
   });
+  // In this transaction: the alert (install.needs_reauth, .recovered, ...) commits with the move, once.
+  await alertOnTransition(tx, installRowId, row.status, to, cause);
   return true;
 }
 

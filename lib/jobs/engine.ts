@@ -16,6 +16,7 @@ import { PgBoss, fromPrisma, type Job, type JobResult, type SendOptions } from "
 import type { Tx } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/log";
+import { deliverAlert } from "@/lib/alerts/deliver";
 import { checkInstall, findInstallsDueForCheck } from "./install-check";
 import { findGrantsDueForKeepAlive, keepInstallAlive } from "./keep-alive";
 import { JOB_SCHEMA, QUEUES } from "./queues";
@@ -253,6 +254,53 @@ export async function startWorkers(settings: JobSettings): Promise<void> {
       async (jobs) => (await Promise.all(jobs.map((job) => runInstallJob(kind, job, settings)))).map(({ id, status, output }) => ({ id, status, output })),
     );
   }
+  // Every worker delivers alerts, whatever WORKER_JOBS says: they are few, and each is one POST.
+  await boss.work(QUEUES.alertDelivery, { batchSize: ALERT_BATCH, perJobResults: true, pollingIntervalSeconds: 2 }, async (jobs) => Promise.all(jobs.map(runAlertJob)));
+}
+
+// ----- alerts (lib/alerts/) --------------------------------------------------------------------
+
+/** Alert deliveries fetched at once: each is one POST of at most HTTP_TIMEOUT_MS. */
+const ALERT_BATCH = 5;
+
+/** One alert delivery; never throws: a failure is settled as failed, and pg-boss retries it with backoff. */
+async function runAlertJob(job: Job<unknown>): Promise<JobResult> {
+  try {
+    return { id: job.id, status: "completed", output: await deliverAlert(job.data) };
+  } catch (error) {
+    return { id: job.id, status: "failed", output: { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) } };
+  }
+}
+
+/**
+ * Delivers the queued alerts by hand (a cron route on a host without a worker, and the tests): up to
+ * `maxJobs`, until the queue has none due or `timeLimitMs` passes. A failed one is retried later with
+ * the queue's backoff, as under a worker.
+ */
+export async function deliverQueuedAlerts(options: { maxJobs: number; timeLimitMs: number }): Promise<{ delivered: number; failed: number; more: boolean }> {
+  const boss = await jobEngine();
+  const summary = { delivered: 0, failed: 0, more: false };
+  const stopAt = Date.now() + options.timeLimitMs;
+  for (;;) {
+    const room = options.maxJobs - summary.delivered - summary.failed;
+    if (room <= 0 || Date.now() >= stopAt) {
+      summary.more = true;
+      break;
+    }
+    const jobs = await boss.fetch(QUEUES.alertDelivery, { batchSize: Math.min(room, ALERT_BATCH) });
+    if (jobs.length === 0) break;
+    for (const result of await Promise.all(jobs.map(runAlertJob))) {
+      const attempt = jobs.find((job) => job.id === result.id)!;
+      if (result.status === "completed") {
+        summary.delivered += 1;
+        await boss.complete(QUEUES.alertDelivery, attempt, result.output);
+      } else {
+        summary.failed += 1;
+        await boss.fail(QUEUES.alertDelivery, attempt, result.output);
+      }
+    }
+  }
+  return summary;
 }
 
 /**

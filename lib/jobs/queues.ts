@@ -51,6 +51,9 @@ export const QUEUES = {
   installCheckDead: "install-check.dead-letter",
   syncDead: "sync.install.dead-letter",
   retentionDead: "retention.install.dead-letter",
+  /** One outbound alert to ALERT_WEBHOOK_URL (lib/alerts/deliver.ts); enqueued with the state change it reports. */
+  alertDelivery: "alert.deliver",
+  alertDead: "alert.deliver.dead-letter",
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -73,6 +76,7 @@ export const QUEUE_DEFINITIONS: Queue[] = [
   { name: QUEUES.installCheckDead, ...DEAD_LETTER },
   { name: QUEUES.syncDead, ...DEAD_LETTER },
   { name: QUEUES.retentionDead, ...DEAD_LETTER },
+  { name: QUEUES.alertDead, ...DEAD_LETTER },
   {
     name: QUEUES.keepAliveInstall,
     policy: "stately",
@@ -110,6 +114,26 @@ export const QUEUE_DEFINITIONS: Queue[] = [
     deadLetter: QUEUES.retentionDead,
     expireInSeconds: 10 * 60,
     deleteAfterSeconds: 24 * 3600,
+  },
+  {
+    // Alerts: one job per alert, first in first out per incident (`key_strict_fifo`, keyed by the
+    // alert's incident): a recovery is never delivered before the trouble it resolves, even when the
+    // trouble's delivery is being retried. Alerts of other incidents are not held up. A dead-lettered
+    // alert holds back its incident's later alerts until staff retry or delete it, or until it is
+    // deleted with the failed jobs after 7 days (docs/operations.md "Alerts"). Retried after 30 s to
+    // 1 minute, then doubling (with jitter) up to 30 minutes, 8 times: one to two hours in all. A
+    // receiver that is down for a deploy or an incident gets every alert once it is back; after that
+    // the alert waits in the dead letters, where staff find it (docs/operations.md "Alerts").
+    name: QUEUES.alertDelivery,
+    policy: "key_strict_fifo",
+    retryLimit: 8,
+    retryDelay: 30,
+    retryBackoff: true,
+    retryDelayMax: 30 * 60,
+    deadLetter: QUEUES.alertDead,
+    // One POST bounded by HTTP_TIMEOUT_MS (at most 60 s): a job still active after 2 minutes belongs to a dead worker.
+    expireInSeconds: 2 * 60,
+    deleteAfterSeconds: 7 * 24 * 3600,
   },
   // The fan-outs: `singleton` so two runs never overlap (a slow one and the next tick); a failed run
   // is retried once, then the next tick does the same work.

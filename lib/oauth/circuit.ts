@@ -11,6 +11,7 @@ import { createHmac } from "node:crypto";
 import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/log";
+import { alertOnCircuitOpened, alertOnTokenEndpointAccepted } from "@/lib/alerts/incidents";
 
 export class TokenCircuitOpenError extends Error {
   constructor() {
@@ -57,7 +58,11 @@ export async function assertTokenCircuitClosed(): Promise<void> {
 export async function openTokenCircuit(reason: string): Promise<void> {
   const clientId = env().OAUTH_CLIENT_ID;
   const data = { circuitOpen: true, reason, secretFingerprint: secretFingerprint(), openedAt: new Date() };
-  await db().oAuthClientHealth.upsert({ where: { clientId }, create: { clientId, ...data }, update: data });
+  await db().$transaction(async (tx) => {
+    await tx.oAuthClientHealth.upsert({ where: { clientId }, create: { clientId, ...data }, update: data });
+    // One client.circuit_open alert per incident, committed with the circuit (lib/alerts/incidents.ts).
+    await alertOnCircuitOpened(tx, clientId);
+  });
   logger.error({ clientId, reason }, "token-endpoint circuit opened (invalid_client): ask the service operator to re-issue the client");
 }
 
@@ -68,4 +73,7 @@ export async function noteTokenEndpointAccepted(): Promise<void> {
     data: { circuitOpen: false, reason: "a token request succeeded" },
   });
   if (count > 0) logger.info("token-endpoint circuit closed: a token request succeeded");
+  // The recovery alert waits for a success, not for the configuration change that closed the circuit
+  // (assertTokenCircuitClosed): a new secret that is wrong too is still the same incident.
+  await alertOnTokenEndpointAccepted(env().OAUTH_CLIENT_ID);
 }

@@ -12,6 +12,7 @@ import "server-only";
 import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/log";
+import { alertOnSyncOutcome } from "@/lib/alerts/incidents";
 import { shutdownSignal } from "@/lib/shutdown";
 import { chargePoints } from "./charge-points";
 import { charges } from "./charges";
@@ -68,8 +69,10 @@ export async function syncInstall(installRowId: string, options: SyncOptions = {
     resources.push(summary);
     // A stop or a failure concerns the install or the service, not this list: the next resource would meet it too.
     if (summary.outcome === "stopped" || summary.outcome === "failed") {
+      await alertOnSyncOutcome(installRowId, summary.outcome, summary.reason);
       return { installRowId, outcome: summary.outcome, reason: summary.reason, resources };
     }
   }
+  await alertOnSyncOutcome(installRowId, "completed", null);
   return { installRowId, outcome: "completed", reason: null, resources };
 }

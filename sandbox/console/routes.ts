@@ -58,6 +58,8 @@ export function consoleRoutes(ctx: SandboxContext): Hono {
         operatorName: operator.name,
         enabled: energyBetaOf(ctx, operator.id).enabled,
       })),
+      alerts: ctx.alertSink.list().slice(-20).reverse(),
+      alertSignatureChecked: ctx.alertSink.signatureChecked,
       notice,
       error,
     };

@@ -1,6 +1,7 @@
 // The app-owner console: the app's registration as the service holds it, where the app owner changes the requested
 // scopes (contract §3, §5.9: widening forces re-consent of every install; narrowing triggers nothing).
 import { html } from "hono/html";
+import type { ReceivedAlert } from "../alert-sink.js";
 import type { InstallRecord } from "../store.js";
 import { layout } from "./layout.js";
 
@@ -17,6 +18,10 @@ export interface ConsoleView {
   installs: { install: InstallRecord; operatorName: string; reauthUrl: string | null }[];
   /** The EVSE charge-history beta of each seeded operator (decision 47: the service operator's switch). */
   energyBeta: { operatorId: number; operatorName: string; enabled: boolean }[];
+  /** The newest alerts the app sent to the alert sink, newest first (decision 50). */
+  alerts: ReceivedAlert[];
+  /** Whether the sink knows the app's alert secret (else every signature is "unchecked"). */
+  alertSignatureChecked: boolean;
   /** What the last save did (from the redirect's query). */
   notice: { kind: "success" | "notice"; text: string } | null;
   error: string | null;
@@ -106,6 +111,36 @@ export function consolePage(view: ConsoleView): ReturnType<typeof layout> {
             )}
           </tbody>
         </table>
-      </div>`,
+      </div>
+      ${alertsCard(view)}`,
   });
+}
+
+/** One entry per alert: the fields an on-call person reads first, and whether its signature checked out. */
+function alertField(alert: ReceivedAlert, name: string): string {
+  const value = (alert.json as Record<string, unknown> | null)?.[name];
+  return typeof value === "string" ? value : "";
+}
+
+function alertsCard(view: ConsoleView) {
+  return html`<div class="card">
+    <h2>Alerts received</h2>
+    <p class="muted">The app's outbound alerts (its <code>ALERT_WEBHOOK_URL</code> points at
+      <code>/_sandbox/alert-sink</code> in development): the newest 20.
+      ${view.alertSignatureChecked ? "Signatures are checked with the app's ALERT_WEBHOOK_SECRET." : "ALERT_WEBHOOK_SECRET is not set here: signatures are not checked."}</p>
+    ${view.alerts.length === 0
+      ? html`<p class="muted">No alert yet: one arrives when an install needs re-authorization or a re-install, when
+          <code>invalid_client</code> opens the app's token circuit, when a sync keeps failing, and when each recovers.</p>`
+      : html`<ol aria-label="Alerts received" style="list-style:none;padding:0;margin:0">
+          ${view.alerts.map(
+            (alert) => html`<li data-alert-seq="${alert.seq}" style="border-bottom:1px solid var(--line);padding:6px 0;overflow-wrap:anywhere">
+              <div>#${alert.seq} <code>${alertField(alert, "type") || "(not JSON)"}</code> ·
+                signature ${alert.signature === "valid" ? html`<span class="ok">valid</span>` : alert.signature === "unchecked" ? "unchecked" : html`<span class="bad">${alert.signature}</span>`} ·
+                answered ${alert.answeredStatus}</div>
+              <div>${alertField(alert, "summary") || alertField(alert, "text")}</div>
+              <div class="muted">${alert.receivedAt}</div>
+            </li>`,
+          )}
+        </ol>`}
+  </div>`;
 }

@@ -26,8 +26,13 @@ function localAddresses(ports: Ports): Record<string, string> {
     OPERATOR_PORTAL_URL: `${sandboxUrl}/portal`,
     SANDBOX_PORT: String(ports.sandbox),
     SANDBOX_URL: sandboxUrl,
+    // The app's alerts go to the sandbox's alert sink (sandbox/README.md decision 50), shown on its /console.
+    ALERT_WEBHOOK_URL: `${sandboxUrl}/_sandbox/alert-sink`,
   };
 }
+
+/** A Standard Webhooks secret for the app's alerts: `whsec_` and 32 random bytes. */
+const alertSecret = () => `whsec_${randomBytes(32).toString("base64")}`;
 
 /** Everything the app and the sandbox need, for the given ports, with new random secrets. */
 export function generateLocalEnv(ports: Ports): Record<string, string> {
@@ -48,6 +53,8 @@ export function generateLocalEnv(ports: Ports): Record<string, string> {
     STAFF_DEV_EMAIL: staffEmail,
     STAFF_DEV_PASSWORD: staffPassword,
     CRON_SECRET: random(32),
+    // The sandbox reads it too, to check each alert's signature.
+    ALERT_WEBHOOK_SECRET: alertSecret(),
   };
 }
 
@@ -103,7 +110,9 @@ export function ensureLocalEnvFile(file: string, ports: DevPorts): { values: Rec
   const addresses = Object.fromEntries(
     Object.entries(localAddresses(ports)).filter(([key]) => !current[key] || !/^https?:\/\//.test(current[key]) || new URL(current[key]).hostname === "localhost"),
   );
-  const values = { ...current, ...portValues, ...addresses };
+  const values: Record<string, string> = { ...current, ...portValues, ...addresses };
+  // A `.env` written before alerts existed gets the sink's address above; its secret too, or the app refuses half a configuration.
+  if (values.ALERT_WEBHOOK_URL && !values.ALERT_WEBHOOK_SECRET) values.ALERT_WEBHOOK_SECRET = alertSecret();
   if (Object.entries(values).some(([key, value]) => current[key] !== value)) writeEnvFile(file, values);
   return { values, created: false };
 }

@@ -8,7 +8,8 @@ export type WorkerRun = { code: number | null; signal: NodeJS.Signals | null; st
 // test that kills it, or that it kills itself, sees the signal.
 const TSX_LOADER = path.resolve("node_modules/tsx/dist/esm/index.mjs");
 
-export function startAppWorker(args: string[], envOverrides: Record<string, string> = {}): { child: ChildProcess; done: Promise<WorkerRun> } {
+/** `envOverrides`: variables to set; one given as undefined is left out of the process's environment. */
+export function startAppWorker(args: string[], envOverrides: Record<string, string | undefined> = {}): { child: ChildProcess; done: Promise<WorkerRun> } {
   const child = spawn(process.execPath, ["--conditions=react-server", "--import", TSX_LOADER, "tests/helpers/app-worker.ts", ...args], {
     env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? "info", ...envOverrides },
     stdio: ["pipe", "pipe", "pipe"],
@@ -21,7 +22,7 @@ export function startAppWorker(args: string[], envOverrides: Record<string, stri
   return { child, done };
 }
 
-export async function runAppWorker(args: string[], envOverrides: Record<string, string> = {}): Promise<WorkerRun> {
+export async function runAppWorker(args: string[], envOverrides: Record<string, string | undefined> = {}): Promise<WorkerRun> {
   return startAppWorker(args, envOverrides).done;
 }
 

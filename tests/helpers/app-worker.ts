@@ -45,11 +45,15 @@
 //                             stop-after n: the run's stop signal fires once n list pages have been
 //                             answered (it stops before the next request); kill-after n: the process
 //                             SIGKILLs itself as it is about to send list request n + 1
+//   sync-runs <id> <perPage> <n>
+//                             n syncInstall runs of the install, one after the other; prints their outcomes
 //   sync-many <id,id,...> <perPage>
 //                             one syncInstall run per install, all at once in this process; prints each
 //                             summary, how long each took, and the client's counters per install (the
 //                             bench's sync section)
 //   purge                     one retention purge of revoked installs' synced data; prints its summary
+//   deliver-alerts [maxJobs]  delivers the queued alerts (lib/jobs/engine.ts deliverQueuedAlerts, as the worker
+//                             and the cron route do); prints {delivered, failed, more}
 //   rename-team <id> <teamId> <name>
 //                             the Teams page's write (lib/dashboard/teams.ts renameTeamForInstall), as the
 //                             server action calls it once the session is checked; prints the outcome
@@ -58,7 +62,7 @@ import { InstallFailedError, completeInstall } from "../../lib/installs/connect"
 import { fetchInstallChargePoints, fetchInstallSummary } from "../../lib/installs/dashboard";
 import { probeReauthorization } from "../../lib/installs/reauth";
 import { reconcileInstall } from "../../lib/installs/reconcile";
-import { fanOut, runJobNow, stopJobEngine, workQueuedJobs, type JobKind } from "../../lib/jobs/engine";
+import { deliverQueuedAlerts, fanOut, runJobNow, stopJobEngine, workQueuedJobs, type JobKind } from "../../lib/jobs/engine";
 import { withAccessToken } from "../../lib/oauth/access";
 import { ensureOAuthConfiguration } from "../../lib/oauth/token-endpoint";
 import { reencryptAllGrants } from "../../lib/oauth/token-vault";
@@ -308,6 +312,12 @@ switch (command) {
     console.log(JSON.stringify(await syncInstall(installRowId, { perPage: Number(countArg), signal: stop.signal })));
     break;
   }
+  case "sync-runs": {
+    const outcomes: string[] = [];
+    for (let run = 0; run < Number(process.argv[5] ?? 1); run++) outcomes.push((await syncInstall(installRowId, { perPage: Number(countArg) })).outcome);
+    console.log(JSON.stringify({ outcomes }));
+    break;
+  }
   case "sync-many": {
     const ids = installRowId.split(",");
     const started = performance.now();
@@ -330,6 +340,11 @@ switch (command) {
   }
   case "purge":
     console.log(JSON.stringify(await purgeRevokedInstallData()));
+    break;
+  case "deliver-alerts":
+    // Here the second argument is the batch limit, not an install.
+    console.log(JSON.stringify(await deliverQueuedAlerts({ maxJobs: Number(installRowId || 100), timeLimitMs: 30_000 })));
+    await stopJobEngine(1_000);
     break;
   case "rename-team":
     console.log(JSON.stringify(await renameTeamForInstall(installRowId, { teamId: countArg, name: process.argv[5] ?? "" })));

@@ -4,6 +4,7 @@ import pg from "pg";
 import type { ApiRequestCounts } from "../../sandbox/api/counters";
 import type { ArmedApiFault } from "../../sandbox/api/faults";
 import type { BulkInstall } from "../../sandbox/bulk-installs";
+import type { ReceivedAlert } from "../../sandbox/alert-sink";
 
 function required(name: string): string {
   const value = process.env[name];
@@ -42,7 +43,7 @@ export async function closeSql(): Promise<void> {
 /** Empties the app's tables (not the migrations bookkeeping) and resets the sandbox. */
 export async function resetWorld(): Promise<void> {
   await sql(
-    "TRUNCATE installs, token_grants, install_events, webhook_deliveries, oauth_client_health, authorization_code_claims, sessions, pending_sign_ins, rate_limits, api_budgets, synced_charge_points, synced_charges, synced_teams, sync_checkpoints, sync_runs CASCADE",
+    "TRUNCATE installs, token_grants, install_events, webhook_deliveries, oauth_client_health, authorization_code_claims, sessions, pending_sign_ins, rate_limits, api_budgets, synced_charge_points, synced_charges, synced_teams, sync_checkpoints, sync_runs, alert_incidents CASCADE",
   );
   // The job engine's jobs (its queues and schedules stay: `npm run db:migrate` made them).
   await sql("TRUNCATE pgboss.job");
@@ -57,6 +58,20 @@ export async function control<T = unknown>(method: "GET" | "POST" | "PUT" | "PAT
   });
   if (!response.ok) throw new Error(`sandbox control ${method} ${path}: HTTP ${response.status}`);
   return (await response.json()) as T;
+}
+
+// ----- the app's outbound alerts, as the sandbox's alert sink received them (sandbox/README.md decisions 50-51) -----
+
+export type { ReceivedAlert };
+
+/** Every alert the sink received since the last reset, oldest first, with its raw body, headers and signature check. */
+export async function receivedAlerts(): Promise<ReceivedAlert[]> {
+  return (await control<{ alerts: ReceivedAlert[] }>("GET", "/alert-sink")).alerts;
+}
+
+/** The sink answers the next `failNext` alerts with `status` (default 503), as a receiver that is down. */
+export async function setAlertSinkOutage(failNext: number, status?: number): Promise<void> {
+  await control("POST", "/alert-sink/outage", status === undefined ? { failNext } : { failNext, status });
 }
 
 // ----- the partner API's rate budgets, faults and request counters (sandbox/README.md decisions 36-38) -----

@@ -83,7 +83,7 @@ export interface TestEnv {
   close(): Promise<void>;
 }
 
-export type SandboxOverrides = Partial<Pick<SandboxConfig, "refreshDelayMs" | "rateLimit" | "operatorCount" | "chargesPerOperator" | "liveData">> & { webhookTimeoutMs?: number; reauthReturnUrl?: string };
+export type SandboxOverrides = Partial<Pick<SandboxConfig, "refreshDelayMs" | "rateLimit" | "operatorCount" | "chargesPerOperator" | "liveData" | "alertSecret">> & { webhookTimeoutMs?: number; reauthReturnUrl?: string };
 
 export async function startTestSandbox(overrides: SandboxOverrides = {}): Promise<TestEnv> {
   const dataDir = await mkdtemp(path.join(tmpdir(), "volt-sandbox-test-"));
@@ -105,6 +105,7 @@ export async function startTestSandbox(overrides: SandboxOverrides = {}): Promis
     operatorCount: overrides.operatorCount,
     chargesPerOperator: overrides.chargesPerOperator,
     liveData: overrides.liveData,
+    alertSecret: overrides.alertSecret,
   };
   const logs: string[] = [];
   const quiet = (line: string): void => {

@@ -97,6 +97,8 @@ describe("environmentProblems", () => {
       "CRON_SECRET: use at least 32 random characters",
       "OAUTH_ISSUER: must use https in production (plain http carries codes, tokens and sessions in the clear)",
       "DATABASE_URL: points at the embedded development database (postgres:postgres); use your production PostgreSQL",
+      // The local env's alert address (the sandbox's sink) came along too: alerts travel over https as well.
+      "ALERT_WEBHOOK_URL: must use https in production",
     ]);
     // Outside a deployment, plain http is for loopback only.
     expect(environmentProblems({ ...local, DATABASE_URL: "postgresql://u:p@localhost/app", OPERATOR_PORTAL_URL: "http://portal.service.eu" })).toEqual([

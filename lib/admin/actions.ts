@@ -79,7 +79,9 @@ export async function runConsoleAction(action: ConsoleAction, formData: FormData
     return result(refused);
   }
 
-  const form = FORM_SCHEMAS[action].safeParse(Object.fromEntries(formData));
+  // The first value of each field, as for the audit line above (a repeated field cannot make the
+  // line name one install and the action touch another).
+  const form = FORM_SCHEMAS[action].safeParse({ installRowId: formData.get("installRowId"), confirm: formData.get("confirm") ?? undefined });
   if (!form.success) {
     const refused: Outcome = { ok: false, outcome: "invalid_form", message: `Not done: ${form.error.issues[0]?.message ?? "the form was not understood"}` };
     // zod's messages here are ours (above) or its own about a field's shape: they never echo a value.

@@ -186,6 +186,32 @@ describe("each action by a console operator", () => {
     expect((await auditRows()).map((row) => [row.action, row.outcome])).toEqual([["reconcile", "live"]]);
   });
 
+  it("reconcile now finds the install flagged; check re-authorization now says so, then clears it once the operator approved", async () => {
+    const install = await installed();
+    const cookie = await signInOperator();
+    const forms = await allForms(cookie, install.installRowId);
+    // The app owner widens the app's scopes: the service flags every install (contract §3).
+    await control("POST", "/app/scopes", { scopes: ["charge-points:read", "charge-transactions:read", "teams:write"] });
+
+    const reconciled = await post(install.installRowId, forms.get("reconcile")!, { cookie });
+    expect(resultText(reconciled.html, "reconcile")).toMatch(/^Reconciled: the API says the install needs re-authorization/);
+    expect((await installState(install.installRowId)).status).toBe("NEEDS_REAUTH");
+    const still = await post(install.installRowId, forms.get("check_reauth")!, { cookie });
+    expect(resultText(still.html, "check_reauth")).toBe("Checked: the operator has not re-authorized yet. Send them the re-authorization link.");
+
+    const [row] = await sql<{ reauth_url: string }>("SELECT reauth_url FROM installs WHERE id = $1", [install.installRowId]);
+    const approved = await fetch(row!.reauth_url, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: "decision=approve", redirect: "manual" });
+    expect(approved.status).toBe(303);
+    const cleared = await post(install.installRowId, forms.get("check_reauth")!, { cookie });
+    expect(resultText(cleared.html, "check_reauth")).toBe("Checked: the operator has re-authorized; the install is connected again.");
+    expect((await installState(install.installRowId)).status).toBe("ACTIVE");
+    expect((await auditRows()).map((line) => [line.action, line.outcome])).toEqual([
+      ["reconcile", "flagged"],
+      ["check_reauth", "still_flagged"],
+      ["check_reauth", "cleared"],
+    ]);
+  });
+
   it("sync now: queued for the worker once; a second click, or one while it runs, adds nothing and says so; the worker then syncs", async () => {
     const install = await installed();
     const cookie = await signInOperator();
@@ -350,6 +376,20 @@ describe("the audit page", () => {
     expect((await page(`?install=${other.installRowId}`, viewer)).details).toEqual(["other 3", "other 2", "other 1"]);
     expect((await page(`?staff=${encodeURIComponent(env("STAFF_VIEWER_DEV_EMAIL").toUpperCase())}`)).details).toEqual(["other 3", "other 2", "other 1"]);
     expect((await page("?install=999999")).html).toContain('data-testid="audit-empty"');
+    // At scale: 20,000 more lines, and each of the page's reads stays on its index (no scan of the log).
+    await sql(
+      `INSERT INTO staff_actions (id, staff_email, staff_role, action, install_row_id, install_id, outcome, detail, requested_at, finished_at)
+       SELECT gen_random_uuid(), 'ops' || (n % 20) || '@partner.example', 'operator', 'reconcile', gen_random_uuid(), NULL, 'live', 'bulk', now() - make_interval(secs => 1000 + n), now()
+       FROM generate_series(1, 20000) AS n`,
+    );
+    await sql("ANALYZE staff_actions");
+    const plan = async (where: string, values: unknown[]) =>
+      (await sql<{ "QUERY PLAN": string }>(`EXPLAIN SELECT * FROM staff_actions ${where} ORDER BY requested_at DESC, id DESC LIMIT 51`, values)).map((r) => r["QUERY PLAN"]).join("\n");
+    expect(await plan("", [])).toContain("staff_actions_requested_at_id_idx");
+    expect(await plan("WHERE install_row_id = $1", [install.installRowId])).toContain("staff_actions_install_row_id_requested_at_id_idx");
+    expect(await plan("WHERE staff_email = $1", [env("STAFF_DEV_EMAIL")])).toContain("staff_actions_staff_email_requested_at_id_idx");
+    expect(await plan("WHERE (requested_at < $1 OR (requested_at = $1 AND id < $2))", [new Date(), "00000000-0000-4000-8000-000000000000"])).toContain("staff_actions_requested_at_id_idx");
+
     for (const bad of ["?install=%00%27", "?staff=not-an-email", "?after=1_x", "?after=99999999999999999999_00000000-0000-4000-8000-000000000000", `?install=${"9".repeat(200)}&install=1`]) {
       expect((await page(bad)).details.slice(0, 1), bad).toEqual(["other 3"]);
     }

@@ -57,7 +57,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
       </form>
 
       <DataTable
-        columns={["When, who", "Action", "Install", { label: "Outcome", className: "hidden md:table-cell" }]}
+        columns={["When, who", "Action", { label: "Install", className: "hidden sm:table-cell" }, { label: "Outcome", className: "hidden md:table-cell" }]}
         testId="audit"
       >
         {lines.length === 0 ? (
@@ -70,7 +70,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
         {lines.map((line) => (
           <tr key={line.id} data-audit-line={line.id} data-outcome={line.outcome}>
             <td className="px-3 py-2">
-              <div className="whitespace-nowrap">{formatTime(line.requestedAt)}</div>
+              <div className="text-xs whitespace-nowrap sm:text-sm">{formatTime(line.requestedAt)}</div>
               <Link href={auditHref({ staff: line.staffEmail })} className="text-xs break-all text-brand-700 hover:underline" data-testid="audit-staff">
                 {line.staffEmail}
               </Link>
@@ -78,10 +78,17 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
             </td>
             <td className="px-3 py-2">
               {actionLabel(line.action)}
-              {/* On small screens the outcome column steps aside; the sentence stays under the action. */}
+              {/* On small screens the install and outcome columns step aside; they stay under the action. */}
+              {line.installRowId ? (
+                <div className="text-xs sm:hidden">
+                  <Link href={`/admin/installs/${line.installRowId}`} className="text-brand-700 hover:underline">
+                    Install {line.installId ?? "pending"}
+                  </Link>
+                </div>
+              ) : null}
               <div className="mt-1 text-xs text-slate-600 md:hidden">{line.detail}</div>
             </td>
-            <td className="px-3 py-2">
+            <td className="hidden px-3 py-2 sm:table-cell">
               {line.installRowId ? (
                 <Link href={`/admin/installs/${line.installRowId}`} className="font-mono text-brand-700 hover:underline">
                   {line.installId ?? "pending"}

@@ -5,6 +5,7 @@
 // Reading lazily (not at import time) lets `next build` import routes without a configured env.
 import "server-only";
 import { z } from "zod";
+import { parseStaffUsers } from "@/lib/auth/staff-accounts";
 
 const urlString = z.url({ protocol: /^https?$/ });
 
@@ -148,10 +149,21 @@ const EnvSchema = z.object({
   TOKEN_ENCRYPTION_KEYS: encryptionKeysSchema,
 
   /**
-   * The partner's staff who may use the console (/admin): comma-separated
-   * `<email>=<password hash>`, hashes made with `npm run staff:password`. Empty: no console access.
+   * The partner's staff who may use the console (/admin): comma-separated `<email>=<password hash>`
+   * or `<email>=<password hash>=<role>` (viewer or operator; no role: operator), each entry made with
+   * `npm run staff:password`. Empty: no console access. Checked whole at start-up (a bad entry stops
+   * the app), and read again on every request (lib/auth/staff.ts).
    */
-  STAFF_USERS: z.string().default(""),
+  STAFF_USERS: z
+    .string()
+    .default("")
+    .superRefine((value, ctx) => {
+      try {
+        parseStaffUsers(value);
+      } catch (error) {
+        ctx.addIssue({ code: "custom", message: (error as Error).message.replace(/^STAFF_USERS /, "") });
+      }
+    }),
   /** Bearer secret for /api/cron/* (platform schedulers). Unset: the cron routes answer 503. */
   CRON_SECRET: z.string().min(32, "use at least 32 random characters").optional(),
 

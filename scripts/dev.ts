@@ -57,7 +57,7 @@ console.log(`
     Operator portal (sandbox):  ${stack.env.OPERATOR_PORTAL_URL}
     Partner app:                ${stack.env.APP_URL}
     Staff console:              ${stack.env.APP_URL}/admin  ${stack.env.STAFF_DEV_EMAIL ? `(${stack.env.STAFF_DEV_EMAIL} / ${stack.env.STAFF_DEV_PASSWORD})` : "(add STAFF_USERS to .env: npm run staff:password)"}
-    Database:                   ${stack.usingEmbeddedDatabase ? "embedded PostgreSQL (.data/dev/postgres)" : "DATABASE_URL"}
+${stack.env.STAFF_VIEWER_DEV_EMAIL ? `                                read-only: ${stack.env.STAFF_VIEWER_DEV_EMAIL} / ${stack.env.STAFF_VIEWER_DEV_PASSWORD}\n` : ""}    Database:                   ${stack.usingEmbeddedDatabase ? "embedded PostgreSQL (.data/dev/postgres)" : "DATABASE_URL"}
 
   Open the portal, pick an operator, Connect the app and approve: you land on the app's dashboard.
   Press Ctrl+C to stop.

@@ -1,14 +1,21 @@
-// npm run staff:password -- <email>
+// npm run staff:password -- <email> [--role viewer|operator]
 //
-// Prints one STAFF_USERS entry, `<email>=<scrypt hash>`, for a staff member of the console (/admin).
-// The password is read from standard input: typed at a prompt (not echoed, asked twice), or piped:
+// Prints one STAFF_USERS entry, `<email>=<scrypt hash>` (a console operator, who may act on installs)
+// or `<email>=<scrypt hash>=viewer` (sees everything, changes nothing), for a staff member of the
+// console (/admin). The password is read from standard input: typed at a prompt (not echoed, asked
+// twice), or piped:
 //
 //   npm run staff:password -- ops@partner.example
+//   npm run staff:password -- support@partner.example --role viewer
 //   printf '%s' "$PASSWORD" | npm run staff:password -- ops@partner.example
 //
 // Join several entries with commas. Only the hash is stored; nothing can turn it back into the password.
 import { z } from "zod";
+import { parseArgs } from "node:util";
 import { hashPassword } from "../lib/auth/password";
+
+// The roles of lib/auth/staff-accounts.ts (not imported: that module is server-only).
+const ROLES = ["viewer", "operator"] as const;
 
 const MIN_LENGTH = 12;
 
@@ -55,8 +62,16 @@ async function readPiped(): Promise<string> {
   return text.replace(/\r?\n$/, ""); // one trailing newline, as `echo` adds
 }
 
-const email = z.string().trim().toLowerCase().pipe(z.email()).safeParse(process.argv[2] ?? "");
-if (!email.success) fail("Usage: npm run staff:password -- <email>   (the password is read from standard input)");
+const USAGE = "Usage: npm run staff:password -- <email> [--role viewer|operator]   (the password is read from standard input)";
+let args: ReturnType<typeof parseArgs<{ options: { role: { type: "string" } }; allowPositionals: true }>>;
+try {
+  args = parseArgs({ options: { role: { type: "string" } }, allowPositionals: true });
+} catch {
+  fail(USAGE);
+}
+const email = z.string().trim().toLowerCase().pipe(z.email()).safeParse(args.positionals[0] ?? "");
+const role = z.enum(ROLES).default("operator").safeParse(args.values.role);
+if (!email.success || !role.success || args.positionals.length > 1) fail(USAGE);
 
 let password: string;
 if (process.stdin.isTTY) {
@@ -67,4 +82,5 @@ if (process.stdin.isTTY) {
 }
 if (password.length < MIN_LENGTH) fail(`Use at least ${MIN_LENGTH} characters.`);
 
-console.log(`${email.data}=${hashPassword(password)}`);
+// No role written for an operator: the entry then reads as entries always have (the default role).
+console.log(`${email.data}=${hashPassword(password)}${role.data === "operator" ? "" : `=${role.data}`}`);

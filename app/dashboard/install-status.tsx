@@ -27,7 +27,7 @@ export function operatorDisplayName(install: Pick<InstallSummary, "operatorName"
  * What happened to an install the app can no longer use, and when (the status change is recorded
  * with the install: `statusChangedAt`). Null for an install that works or only awaits approval.
  */
-export function describeLostInstall(install: Pick<InstallSummary, "status" | "statusChangedAt">): { title: string; text: string } | null {
+export function describeLostInstall(install: Pick<InstallSummary, "status" | "statusChangedAt" | "statusCause">): { title: string; text: string } | null {
   const when = formatDateTime(install.statusChangedAt);
   switch (install.status) {
     case "REVOKED":
@@ -36,6 +36,14 @@ export function describeLostInstall(install: Pick<InstallSummary, "status" | "st
         text: "It no longer reads your data, and this dashboard shows none of it. To use the app again, install it from your operator portal.",
       };
     case "REINSTALL_NEEDED":
+      // The partner's own staff stopped it (the console's "mark for re-install"): say so, not that the
+      // service refused the app.
+      if (install.statusCause === "staff") {
+        return {
+          title: `The app's access to your data was stopped on ${when}`,
+          text: "The app's support team stopped the app's access to your data, so nothing here is read or updated. Open the app from your operator portal to connect it again; your settings are kept.",
+        };
+      }
       return {
         title: `The app lost its access to your data on ${when}`,
         text: "The service no longer accepts the app's access, so nothing here is read or updated. Open the app from your operator portal to connect it again; your settings are kept.",

@@ -25,6 +25,12 @@ export type InstallSummary = {
   config: unknown;
   createdAt: Date;
   statusChangedAt: Date;
+  /**
+   * Who or what moved a lost install (REINSTALL_NEEDED) there: "staff" when the partner's staff
+   * marked it for re-install (lib/admin/actions.ts), else the refresh or API failure that did. Null
+   * for other states.
+   */
+  statusCause?: string | null;
 };
 
 /**
@@ -39,7 +45,7 @@ export const loadDashboardInstall = cache(async (installRowId: string): Promise<
 });
 
 export async function fetchInstallSummary(installRowId: string): Promise<InstallSummary | null> {
-  return db().install.findUnique({
+  const install = await db().install.findUnique({
     where: { id: installRowId },
     select: {
       id: true,
@@ -55,6 +61,14 @@ export async function fetchInstallSummary(installRowId: string): Promise<Install
       statusChangedAt: true,
     },
   });
+  if (install?.status !== "REINSTALL_NEEDED") return install;
+  // Only a lost install says why (on install_events_install_row_id_occurred_at_idx).
+  const last = await db().installEvent.findFirst({
+    where: { installRowId, toStatus: "REINSTALL_NEEDED" },
+    orderBy: { occurredAt: "desc" },
+    select: { cause: true },
+  });
+  return { ...install, statusCause: last?.cause ?? null };
 }
 
 /** A read for the dashboard: the data, or why there is none (each reason has its own text). */

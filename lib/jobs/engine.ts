@@ -25,7 +25,7 @@ import { findInstallsDueForPurge, findInstallsDueForSync, purgeInstallJob, syncI
 export type JobKind = "keep-alive" | "reconcile" | "sync" | "retention";
 
 /** What a per-install job carries: the install's row id (the singleton key too), and who asked. */
-export type InstallJobData = { installRowId: string; cause: "keep-alive" | "sweep" | "webhook" | "schedule" | "install" };
+export type InstallJobData = { installRowId: string; cause: "keep-alive" | "sweep" | "webhook" | "schedule" | "install" | "staff" };
 
 type KindDefinition = {
   /** The scheduled queue whose job is the fan-out. */
@@ -184,6 +184,34 @@ export async function enqueueFollowUp(tx: Tx, followUp: FollowUp): Promise<void>
 export async function enqueueFirstSync(installRowId: string): Promise<void> {
   const boss = await jobEngine();
   await boss.send(QUEUES.syncInstall, { installRowId, cause: "install" } satisfies InstallJobData, { singletonKey: installRowId, ...expiryOf("sync") });
+}
+
+export type SyncNowOutcome = { outcome: "queued" } | { outcome: "already_queued" | "running"; since: Date };
+
+/**
+ * "Sync now" from the staff console: the install's sync job, for the worker to run, unless one is
+ * already queued or running for it (then nothing is added, and the caller says which, and since
+ * when). The queue's stately policy alone would queue a second run behind a running one; staff
+ * asking twice want one run, so a running job counts too. Inside the caller's transaction (`tx`),
+ * so the job and the audit line commit together. A fan-out racing this adds nothing either: the
+ * insert skips a second waiting job (send answers null).
+ */
+export async function enqueueSyncNow(tx: Tx, installRowId: string): Promise<SyncNowOutcome> {
+  const boss = await jobEngine();
+  const connection = { db: fromPrisma(tx as Parameters<typeof fromPrisma>[0]) };
+  const jobs = await boss.findJobs(QUEUES.syncInstall, { key: installRowId, ...connection });
+  const waiting = jobs.find((job) => job.state === "created" || job.state === "retry");
+  if (waiting) return { outcome: "already_queued", since: waiting.createdOn };
+  const running = jobs.find((job) => job.state === "active");
+  if (running) return { outcome: "running", since: running.startedOn ?? running.createdOn };
+  const id = await boss.send(QUEUES.syncInstall, { installRowId, cause: "staff" } satisfies InstallJobData, {
+    singletonKey: installRowId,
+    // Ahead of the scheduled runs, as a webhook follow-up is: someone is waiting for this one.
+    priority: 1,
+    ...expiryOf("sync"),
+    ...connection,
+  });
+  return id ? { outcome: "queued" } : { outcome: "already_queued", since: new Date() };
 }
 
 /**

@@ -38,6 +38,9 @@ const alertSecret = () => `whsec_${randomBytes(32).toString("base64")}`;
 export function generateLocalEnv(ports: Ports): Record<string, string> {
   const staffEmail = "staff@example.com";
   const staffPassword = random(18);
+  // A second account with the read-only role (lib/auth/staff-accounts.ts), to try the console as a viewer.
+  const viewerEmail = "viewer@example.com";
+  const viewerPassword = random(18);
   return {
     ...localAddresses(ports),
     NEXTAUTH_SECRET: random(32),
@@ -47,11 +50,13 @@ export function generateLocalEnv(ports: Ports): Record<string, string> {
     APP_REQUESTED_SCOPES: "charge-points:read charge-transactions:read",
     APP_NAME: "Partner App",
     TOKEN_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString("base64")}`,
-    STAFF_USERS: `${staffEmail}=${hashPassword(staffPassword)}`,
-    // The same staff login in clear text, for `npm run dev` to print and for the tests to sign in
-    // with. The app never reads these two; it knows only the hash in STAFF_USERS.
+    STAFF_USERS: `${staffEmail}=${hashPassword(staffPassword)},${viewerEmail}=${hashPassword(viewerPassword)}=viewer`,
+    // The same staff logins in clear text, for `npm run dev` to print and for the tests to sign in
+    // with. The app never reads these; it knows only the hashes in STAFF_USERS.
     STAFF_DEV_EMAIL: staffEmail,
     STAFF_DEV_PASSWORD: staffPassword,
+    STAFF_VIEWER_DEV_EMAIL: viewerEmail,
+    STAFF_VIEWER_DEV_PASSWORD: viewerPassword,
     CRON_SECRET: random(32),
     // The sandbox reads it too, to check each alert's signature.
     ALERT_WEBHOOK_SECRET: alertSecret(),

@@ -74,6 +74,17 @@ describe("environmentProblems", () => {
     expect(problems.find((p) => p.startsWith("NEXTAUTH_SECRET"))).toContain("placeholder");
   });
 
+  // Issue 14: a bad STAFF_USERS entry (e.g. a role misspelt) stops start-up, rather than surfacing as
+  // failed sign-ins, naming the entry and never its hash.
+  it("refuses a STAFF_USERS entry that cannot be read, at start-up", () => {
+    const hash = local.STAFF_USERS!.split(",")[0]!.split("=")[1]!;
+    const dev = { ...local, DATABASE_URL: "postgresql://postgres:postgres@localhost:5432/app", NODE_ENV: "development" };
+    expect(environmentProblems({ ...dev, STAFF_USERS: `ops@partner.example=${hash}=viewer` })).toEqual([]);
+    const problems = environmentProblems({ ...dev, STAFF_USERS: `ops@partner.example=${hash}=admin` });
+    expect(problems).toEqual(["STAFF_USERS: entry 1 (ops@partner.example): the role must be viewer or operator"]);
+    expect(problems.join("\n")).not.toContain(hash);
+  });
+
   it("accepts what `npm run dev` and `npm test` write, in development and for the production build on localhost", () => {
     expect(environmentProblems({ ...local, DATABASE_URL: "postgresql://postgres:postgres@localhost:5432/app", NODE_ENV: "development" })).toEqual([]);
     expect(environmentProblems({ ...local, DATABASE_URL: "postgresql://postgres:postgres@localhost:5432/app", NODE_ENV: "production" })).toEqual([]);

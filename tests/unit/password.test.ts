@@ -72,11 +72,30 @@ describe("STAFF_USERS", () => {
     const a = hashPassword("first password", FAST);
     const b = hashPassword("second password", FAST);
     const accounts = parseStaffUsers(` Ops@Partner.example=${a} , support@partner.example=${b},`);
+    // An entry without a role is a console operator: configurations from before roles keep working.
     expect([...accounts.entries()]).toEqual([
-      ["ops@partner.example", a],
-      ["support@partner.example", b],
+      ["ops@partner.example", { hash: a, role: "operator" }],
+      ["support@partner.example", { hash: b, role: "operator" }],
     ]);
     expect(parseStaffUsers("").size).toBe(0);
+  });
+
+  it("reads an optional role after the hash: viewer or operator", () => {
+    const a = hashPassword("first password", FAST);
+    const b = hashPassword("second password", FAST);
+    const accounts = parseStaffUsers(`ops@partner.example=${a}=operator, support@partner.example=${b}=Viewer`);
+    expect(accounts.get("ops@partner.example")).toEqual({ hash: a, role: "operator" });
+    expect(accounts.get("support@partner.example")).toEqual({ hash: b, role: "viewer" });
+  });
+
+  it("refuses an unknown role, or more parts, naming the entry and never the hash", () => {
+    const hash = hashPassword(password, FAST);
+    expect(() => parseStaffUsers(`a@example.com=${hash}=admin`)).toThrow(/entry 1 \(a@example.com\): the role must be viewer or operator/);
+    expect(() => parseStaffUsers(`a@example.com=${hash}=viewer=x`)).toThrow(/entry 1 must be/);
+    expect(() => parseStaffUsers(`a@example.com=${hash}=`)).toThrow(/the role must be/);
+    for (const bad of [`a@example.com=${hash}=admin`, `a@example.com=${hash}=viewer=x`]) {
+      expect(() => parseStaffUsers(bad)).toThrow(expect.objectContaining({ message: expect.not.stringContaining(hash.slice(0, 30)) }));
+    }
   });
 
   it("refuses malformed entries without echoing the hash", () => {
@@ -98,7 +117,7 @@ describe("staff sign-in", () => {
   const accounts = parseStaffUsers(`staff@example.com=${hash}`);
 
   it("accepts the right password, whatever the email's case", async () => {
-    expect(await authenticateStaff({ email: " Staff@Example.com ", password }, accounts)).toEqual({ email: "staff@example.com" });
+    expect(await authenticateStaff({ email: " Staff@Example.com ", password }, accounts)).toEqual({ email: "staff@example.com", role: "operator" });
   });
 
   it("refuses a wrong password and an unknown email alike", async () => {

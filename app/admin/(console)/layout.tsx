@@ -20,9 +20,15 @@ export default async function ConsoleLayout({ children }: { children: React.Reac
           <Link href="/admin" className="text-brand-700 hover:underline">
             Installs
           </Link>
+          <Link href="/admin/audit" className="text-brand-700 hover:underline">
+            Audit log
+          </Link>
         </nav>
         <div className="flex items-center gap-3 text-sm text-slate-600">
           <span data-testid="staff-email">{staff.email}</span>
+          <span className="rounded-full bg-slate-100 px-2 py-0.5 text-xs text-slate-700" data-testid="staff-role">
+            {staff.role}
+          </span>
           <SignOutButton callbackUrl="/admin/sign-in" />
         </div>
       </div>

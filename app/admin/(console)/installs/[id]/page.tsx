@@ -8,6 +8,7 @@ import { fetchInstallDetail } from "@/lib/admin/queries";
 import { requireStaff } from "@/lib/auth/staff";
 import { isSafeRedirect } from "@/lib/installs/reauth";
 import { checkReauthorizationAction } from "./actions";
+import { ActionsPanel } from "./actions-panel";
 import { CircuitBanner } from "../../../circuit-banner";
 import { formatDistance, formatTime } from "../../../format";
 import { STATUS_LABEL, StatusBadge } from "../../../status-badge";
@@ -149,6 +150,8 @@ export default async function InstallPage({ params }: { params: Promise<{ id: st
           </dl>
         </div>
       </section>
+
+      <ActionsPanel installRowId={install.id} />
 
       <section className="space-y-2">
         <h2 className="text-lg font-semibold">Status history</h2>

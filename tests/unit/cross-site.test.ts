@@ -1,0 +1,34 @@
+// lib/http/cross-site.ts: which POSTs to a page are refused as cross-site (issue 14, CSRF).
+import { describe, expect, it } from "vitest";
+import { crossSiteRefusal } from "@/lib/http/cross-site";
+
+const APP = "https://partner.example.com";
+const headers = (values: Record<string, string>) => new Headers(values);
+
+describe("crossSiteRefusal", () => {
+  it("lets the app's own pages post: same origin, or the person's own navigation", () => {
+    expect(crossSiteRefusal("POST", headers({ Origin: APP, "Sec-Fetch-Site": "same-origin" }), APP)).toBeNull();
+    expect(crossSiteRefusal("POST", headers({ "Sec-Fetch-Site": "none" }), APP)).toBeNull();
+    expect(crossSiteRefusal("POST", headers({ Origin: APP }), APP)).toBeNull();
+  });
+
+  it("refuses another site, a sibling subdomain and an opaque origin", () => {
+    expect(crossSiteRefusal("POST", headers({ Origin: "https://evil.example", "Sec-Fetch-Site": "cross-site" }), APP)).toEqual({ reason: "sec-fetch-site", value: "cross-site" });
+    expect(crossSiteRefusal("POST", headers({ Origin: "https://other.example.com", "Sec-Fetch-Site": "same-site" }), APP)).toEqual({ reason: "sec-fetch-site", value: "same-site" });
+    expect(crossSiteRefusal("POST", headers({ Origin: "https://evil.example" }), APP)).toEqual({ reason: "origin", value: "https://evil.example" });
+    expect(crossSiteRefusal("POST", headers({ Origin: "null" }), APP)).toEqual({ reason: "origin", value: "null" });
+    // The same host over http is another origin.
+    expect(crossSiteRefusal("POST", headers({ Origin: "http://partner.example.com" }), APP)?.reason).toBe("origin");
+    expect(crossSiteRefusal("delete", headers({ Origin: "https://evil.example" }), APP)?.reason).toBe("origin");
+  });
+
+  it("leaves reads alone, and requests from no browser (neither header) to the action's own checks", () => {
+    expect(crossSiteRefusal("GET", headers({ Origin: "https://evil.example", "Sec-Fetch-Site": "cross-site" }), APP)).toBeNull();
+    expect(crossSiteRefusal("POST", headers({}), APP)).toBeNull();
+  });
+
+  it("never echoes more than a short piece of what was sent", () => {
+    const refusal = crossSiteRefusal("POST", headers({ Origin: `https://${"a".repeat(500)}.example` }), APP);
+    expect(refusal?.value.length).toBe(100);
+  });
+});

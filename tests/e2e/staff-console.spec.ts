@@ -190,7 +190,8 @@ test("a banner says so while the token endpoint's circuit is open (invalid_clien
     // Another client's open circuit is not this app's problem.
     await sql("INSERT INTO oauth_client_health (client_id, circuit_open, reason, opened_at, updated_at) VALUES ('another-client', true, 'invalid_client', now(), now())");
     await page.reload();
-    await expect(page.getByTestId("installs")).toBeVisible();
+    // No installs here: the list's empty state stands for the page having rendered.
+    await expect(page.getByTestId("installs-empty")).toBeVisible();
     await expect(page.getByTestId("circuit-banner")).toHaveCount(0);
 
     // Opened with the configured secret, as lib/oauth/circuit.ts records it (a circuit opened with
@@ -212,7 +213,7 @@ test("a banner says so while the token endpoint's circuit is open (invalid_clien
     // Closed again (as lib/oauth does once the configuration changes): the banner goes.
     await sql("UPDATE oauth_client_health SET circuit_open = false WHERE client_id = $1", [clientId]);
     await page.reload();
-    await expect(page.getByTestId("installs")).toBeVisible();
+    await expect(page.getByTestId("installs-empty")).toBeVisible();
     await expect(banner).toHaveCount(0);
   } finally {
     await clearCircuit();

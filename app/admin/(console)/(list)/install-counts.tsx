@@ -20,16 +20,17 @@ export function InstallCounts({ list }: { list: InstallList }) {
           ) : null}
         </p>
       </div>
-      <div className="grid grid-cols-2 gap-3 md:grid-cols-4">
+      {/* On a phone, one line per state (a two-column grid is too narrow for the longest label). */}
+      <div className="grid grid-cols-1 gap-2 sm:grid-cols-2 sm:gap-3 md:grid-cols-4">
         {INSTALL_STATUSES.map((status) => (
-          <div key={status} className="rounded-lg border border-slate-200 bg-white p-4">
-            <div className="text-2xl font-semibold" data-testid={`count-${status}`}>
+          <div key={status} className="flex items-center gap-3 rounded-lg border border-slate-200 bg-white px-4 py-2 sm:block sm:p-4">
+            <div className="text-xl font-semibold sm:text-2xl" data-testid={`count-${status}`}>
               {count(list.counts[status].all)}
             </div>
             <StatusBadge status={status} />
             {list.filtered ? (
-              <div className="mt-1 text-xs text-slate-500" data-testid={`matching-${status}`}>
-                {count(list.counts[status].matching)} match
+              <div className="ml-auto text-xs text-slate-500 sm:mt-1" data-testid={`matching-${status}`}>
+                {count(list.counts[status].matching)} matching
               </div>
             ) : null}
           </div>

@@ -34,9 +34,9 @@ export function InstallFilters({ query }: { query: InstallListQuery }) {
         </select>
       </label>
       <label className="text-xs font-medium text-slate-600">
-        Tokens
+        Token health
         <select name="token" defaultValue={query.token ?? ""} className={fieldClass}>
-          <option value="">Any token health</option>
+          <option value="">Any</option>
           {TOKEN_HEALTHS.map((health) => (
             <option key={health} value={health}>
               {TOKEN_HEALTH_LABEL[health]}
@@ -45,9 +45,9 @@ export function InstallFilters({ query }: { query: InstallListQuery }) {
         </select>
       </label>
       <label className="text-xs font-medium text-slate-600">
-        Sync
+        Sync health
         <select name="sync" defaultValue={query.sync ?? ""} className={fieldClass}>
-          <option value="">Any sync health</option>
+          <option value="">Any</option>
           {SYNC_HEALTHS.map((health) => (
             <option key={health} value={health}>
               {SYNC_HEALTH_LABEL[health]}

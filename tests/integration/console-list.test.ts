@@ -268,6 +268,14 @@ describe("the page over HTTP", () => {
     expect(rows(page.html)).toEqual([known.named]);
     expect(page.html).toMatch(/data-testid="count-matching">1</);
     expect(page.html).toContain(`href="/admin/installs/${known.named}"`);
+    // The list reads token timings only: neither the sealed tokens nor anything of them reach the page.
+    const [grant] = await sql<{ access_token_encrypted: string; refresh_token_encrypted: string }>(
+      "SELECT access_token_encrypted, refresh_token_encrypted FROM token_grants WHERE install_row_id = $1",
+      [known.named],
+    );
+    expect(page.html).not.toContain(grant!.access_token_encrypted);
+    expect(page.html).not.toContain(grant!.refresh_token_encrypted);
+    expect(page.html).not.toContain(grant!.access_token_encrypted.slice(-24));
     const none = await visit("/admin?q=nothing-matches-this");
     expect(none.html).toContain('data-testid="installs-no-match"');
   });

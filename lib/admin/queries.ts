@@ -13,8 +13,6 @@ import type { InstallStatus } from "@/lib/db/generated/enums";
 
 export const INSTALL_STATUSES = ["ACTIVE", "NEEDS_REAUTH", "REINSTALL_NEEDED", "REVOKED"] as const satisfies readonly InstallStatus[];
 
-/** The console lists at most this many installs, newest first; the counts still cover all of them. */
-export const INSTALL_LIST_LIMIT = 500;
 const EVENT_LIMIT = 200;
 const DELIVERY_LIMIT = 200;
 
@@ -55,27 +53,6 @@ export type InstallRow = {
   createdAt: Date;
   grant: GrantTiming | null;
 };
-
-export type InstallOverview = {
-  installs: InstallRow[];
-  /** How many installs are in each status, all of them (not only the listed ones). */
-  counts: Record<InstallStatus, number>;
-  total: number;
-  /** When this was read: the page compares expiry times with it. */
-  asOf: Date;
-};
-
-/** Every install, newest first (up to INSTALL_LIST_LIMIT), and how many are in each status. */
-export async function fetchInstallOverview(): Promise<InstallOverview> {
-  const [installs, groups] = await Promise.all([
-    db().install.findMany({ select: installRow, orderBy: [{ createdAt: "desc" }, { id: "asc" }], take: INSTALL_LIST_LIMIT }),
-    db().install.groupBy({ by: ["status"], _count: { _all: true } }),
-  ]);
-  const counts = Object.fromEntries(INSTALL_STATUSES.map((status) => [status, 0])) as Record<InstallStatus, number>;
-  for (const group of groups) counts[group.status] = group._count._all;
-  const total = Object.values(counts).reduce((sum, n) => sum + n, 0);
-  return { installs, counts, total, asOf: new Date() };
-}
 
 export type InstallDetail = InstallRow & {
   clientId: string;

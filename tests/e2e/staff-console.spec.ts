@@ -95,8 +95,9 @@ test("staff see an install made in the portal, its history and its webhooks, and
   await expect(row.getByTestId("install-link")).toHaveText(String(install.installId));
   await expect(row.getByTestId("operator-id")).toHaveText(install.operatorId);
   await expect(row).toContainText("Connected");
-  expect(install.scopes).toContain("charge-points:read");
-  await expect(row).toContainText(install.scopes.join(" "));
+  // Token and sync health in words (issue 14); the scopes moved to the install's own page.
+  await expect(row).toContainText("Healthy");
+  await expect(row).toContainText("Never synced");
   // A fresh grant: the access token expires within the hour (contract §2), the refresh token in 30 days.
   await expect(row).toContainText(/in \d+ min/);
   await expect(row).toContainText(/in (29|30) d/);
@@ -107,6 +108,8 @@ test("staff see an install made in the portal, its history and its webhooks, and
   await expect(page).toHaveURL(`${stack.appUrl}/admin/installs/${install.rowId}`);
   await expect(page.getByTestId("detail-install-id")).toHaveText(String(install.installId));
   await expect(page.getByTestId("detail-operator-id")).toHaveText(install.operatorId);
+  expect(install.scopes).toContain("charge-points:read");
+  await expect(page.getByTestId("detail-scopes")).toHaveText(install.scopes.join(" "));
   const history = page.getByTestId("history").getByRole("row");
   await expect(history).toHaveCount(1);
   await expect(history.first()).toContainText("— → Connected");
@@ -187,7 +190,8 @@ test("a banner says so while the token endpoint's circuit is open (invalid_clien
     // Another client's open circuit is not this app's problem.
     await sql("INSERT INTO oauth_client_health (client_id, circuit_open, reason, opened_at, updated_at) VALUES ('another-client', true, 'invalid_client', now(), now())");
     await page.reload();
-    await expect(page.getByTestId("installs")).toBeVisible();
+    // No installs here: the list's empty state stands for the page having rendered.
+    await expect(page.getByTestId("installs-empty")).toBeVisible();
     await expect(page.getByTestId("circuit-banner")).toHaveCount(0);
 
     // Opened with the configured secret, as lib/oauth/circuit.ts records it (a circuit opened with
@@ -209,7 +213,7 @@ test("a banner says so while the token endpoint's circuit is open (invalid_clien
     // Closed again (as lib/oauth does once the configuration changes): the banner goes.
     await sql("UPDATE oauth_client_health SET circuit_open = false WHERE client_id = $1", [clientId]);
     await page.reload();
-    await expect(page.getByTestId("installs")).toBeVisible();
+    await expect(page.getByTestId("installs-empty")).toBeVisible();
     await expect(banner).toHaveCount(0);
   } finally {
     await clearCircuit();

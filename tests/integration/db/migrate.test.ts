@@ -108,6 +108,7 @@ describe("applyMigrations", () => {
     );
     expect(tables.map((t) => t.table_name)).toEqual([
       "_prisma_migrations",
+      "alert_incidents",
       "api_budgets",
       "authorization_code_claims",
       "install_events",
@@ -116,6 +117,7 @@ describe("applyMigrations", () => {
       "pending_sign_ins",
       "rate_limits",
       "sessions",
+      "staff_actions",
       "sync_checkpoints",
       "sync_runs",
       "synced_charge_points",

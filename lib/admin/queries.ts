@@ -13,8 +13,6 @@ import type { InstallStatus } from "@/lib/db/generated/enums";
 
 export const INSTALL_STATUSES = ["ACTIVE", "NEEDS_REAUTH", "REINSTALL_NEEDED", "REVOKED"] as const satisfies readonly InstallStatus[];
 
-const EVENT_LIMIT = 200;
-const DELIVERY_LIMIT = 200;
 
 // What the console shows of a token grant: its timing, not its tokens.
 const grantTiming = {
@@ -62,13 +60,10 @@ export type InstallDetail = InstallRow & {
   revokedAt: Date | null;
   updatedAt: Date;
   grant: (GrantTiming & { scope: string; version: number }) | null;
-  events: { id: string; occurredAt: Date; fromStatus: InstallStatus | null; toStatus: InstallStatus; cause: string; detail: string | null }[];
-  /** Webhook deliveries that named this install's install_id, newest first (none while it is pending). */
-  deliveries: { id: string; receivedAt: Date; eventType: string | null; outcome: string; detail: string | null }[];
   asOf: Date;
 };
 
-/** One install (by its row id) with its status history and its webhook deliveries, or null. */
+/** One install (by its row id), or null. Its history is lib/admin/timeline.ts's. */
 export async function fetchInstallDetail(installRowId: string): Promise<InstallDetail | null> {
   const install = await db().install.findUnique({
     where: { id: installRowId },
@@ -81,25 +76,10 @@ export async function fetchInstallDetail(installRowId: string): Promise<InstallD
       revokedAt: true,
       updatedAt: true,
       grant: { select: { ...grantTiming, scope: true, version: true } },
-      events: {
-        select: { id: true, occurredAt: true, fromStatus: true, toStatus: true, cause: true, detail: true },
-        orderBy: [{ occurredAt: "desc" }, { id: "asc" }],
-        take: EVENT_LIMIT,
-      },
     },
   });
   if (!install) return null;
-  const deliveries =
-    install.installId === null
-      ? []
-      : await db().webhookDelivery.findMany({
-          where: { installId: install.installId },
-          // Not the payload: the outcome and its detail say what staff need.
-          select: { id: true, receivedAt: true, eventType: true, outcome: true, detail: true },
-          orderBy: [{ receivedAt: "desc" }, { id: "asc" }],
-          take: DELIVERY_LIMIT,
-        });
-  return { ...install, deliveries, asOf: new Date() };
+  return { ...install, asOf: new Date() };
 }
 
 export type TokenEndpointCircuit = TokenCircuitState;

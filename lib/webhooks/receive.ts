@@ -7,7 +7,8 @@
 //      duplicate or a replay has no second effect;
 //   6. the handler for its event type (one file per event in ./handlers), whose follow-up work, if
 //      any, is enqueued as a job in that same transaction (durable: see HandlerResult).
-// Each outcome is a status code and a small JSON body with no secret in it.
+// Each outcome is a status code and a small JSON body with no secret in it. A delivery refused before
+// it could be recorded (steps 1, 2 and 4) is counted for the console's log (./rejections.ts).
 //
 // Step 5 and 6 take one round trip to the database in the common case: a handler may have a
 // one-statement version for the states it can decide alone (FAST_PATHS), run on the ingest's own
@@ -24,6 +25,7 @@ import { enqueueFollowUp, type FollowUp } from "@/lib/jobs/engine";
 import { logger } from "@/lib/log";
 import { InstallIdSchema, WebhookEnvelopeSchema, type WebhookEnvelope } from "./envelope";
 import { WebhookPayloadError } from "./errors";
+import { noteRejection } from "./rejections";
 import { handleInstallConfigUpdated } from "./handlers/install-config-updated";
 import { handleInstallCreated, recordInstallCreatedAtOnce } from "./handlers/install-created";
 import { handleInstallRevoked } from "./handlers/install-revoked";
@@ -94,6 +96,7 @@ export async function receiveWebhook(
   const secrets = [config.WEBHOOK_SECRET, config.WEBHOOK_PREVIOUS_SECRET].filter((s): s is string => !!s);
   if (!verifyWebhookSignature(rawBody, signatureHeader, secrets)) {
     logger.warn({ bytes: rawBody.byteLength, hasHeader: signatureHeader !== null }, "webhook signature rejected");
+    noteRejection(signatureHeader === null ? "missing_signature" : "invalid_signature");
     return result(401, "invalid_signature");
   }
 
@@ -124,6 +127,7 @@ export async function receiveWebhook(
     // Not recorded: a stale delivery is either a replay or a clock problem, and recording it would
     // block the genuine delivery of the same id if the service replays it on request (contract §6).
     logger.warn({ type: envelope.type, skewSeconds: Math.round(skewSeconds) }, "webhook outside the delivered_at window");
+    noteRejection("stale_delivery");
     return result(400, "stale_delivery");
   }
 

@@ -1,5 +1,5 @@
 // The staff console (/admin), in Chromium: signing in, the installs an operator made through the
-// portal, an install's history and webhook deliveries, and the invalid_client banner.
+// portal, an install's timeline (state changes and webhook deliveries), and the invalid_client banner.
 import { createHmac } from "node:crypto";
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { closeSql, control, resetWorld, sql, stack } from "../helpers/stack";
@@ -110,11 +110,12 @@ test("staff see an install made in the portal, its history and its webhooks, and
   await expect(page.getByTestId("detail-operator-id")).toHaveText(install.operatorId);
   expect(install.scopes).toContain("charge-points:read");
   await expect(page.getByTestId("detail-scopes")).toHaveText(install.scopes.join(" "));
-  const history = page.getByTestId("history").getByRole("row");
+  // The timeline (issue 14): the state change and the webhook, from their own records.
+  const timeline = page.getByTestId("timeline");
+  const history = timeline.locator('[data-kind="state"]');
   await expect(history).toHaveCount(1);
-  await expect(history.first()).toContainText("— → Connected");
-  await expect(page.getByTestId("deliveries")).toContainText("install.created");
-  await expect(page.getByTestId("deliveries")).toContainText("processed");
+  await expect(history.first()).toContainText("Connected");
+  await expect(timeline.locator('[data-kind="webhook"]')).toContainText("install.created: processed");
 
   // The operator uninstalls (the service sends install.revoked): the history grows.
   await control("POST", `/installs/${install.installId}/revoke`);
@@ -126,7 +127,7 @@ test("staff see an install made in the portal, its history and its webhooks, and
   await expect(history).toHaveCount(2);
   await expect(history.first()).toContainText("Connected → Uninstalled");
   await expect(history.first()).toContainText("webhook");
-  await expect(page.getByTestId("deliveries")).toContainText("install.revoked");
+  await expect(timeline.locator('[data-kind="webhook"]').first()).toContainText("install.revoked");
   await page.screenshot({ path: ".data/test/screenshots/staff-install-detail.png", fullPage: true });
 
   await page.getByRole("link", { name: "Installs", exact: true }).click();
@@ -168,7 +169,7 @@ test("staff can ask whether a flagged install was re-authorized: one probe clear
 
   await signInAsStaff(page);
   await page.locator(`[data-install-row="${install.rowId}"]`).getByTestId("install-link").click();
-  await page.getByRole("button", { name: "Check now" }).click();
+  await page.getByRole("button", { name: "Check re-authorization now" }).click();
   await expect(page.getByTestId("reauth")).toHaveCount(0);
   const [row] = await sql<{ status: string; reauth_url: string | null }>("SELECT status, reauth_url FROM installs WHERE id = $1", [install.rowId]);
   expect(row).toEqual({ status: "ACTIVE", reauth_url: null });

@@ -43,7 +43,7 @@ export async function closeSql(): Promise<void> {
 /** Empties the app's tables (not the migrations bookkeeping) and resets the sandbox. */
 export async function resetWorld(): Promise<void> {
   await sql(
-    "TRUNCATE installs, token_grants, install_events, webhook_deliveries, oauth_client_health, authorization_code_claims, sessions, pending_sign_ins, rate_limits, api_budgets, synced_charge_points, synced_charges, synced_teams, sync_checkpoints, sync_runs, alert_incidents, staff_actions CASCADE",
+    "TRUNCATE installs, token_grants, install_events, webhook_deliveries, oauth_client_health, authorization_code_claims, sessions, pending_sign_ins, rate_limits, api_budgets, synced_charge_points, synced_charges, synced_teams, sync_checkpoints, sync_runs, alert_incidents, staff_actions, webhook_rejections CASCADE",
   );
   // The job engine's jobs (its queues and schedules stay: `npm run db:migrate` made them).
   await sql("TRUNCATE pgboss.job");

@@ -20,6 +20,9 @@ export default async function ConsoleLayout({ children }: { children: React.Reac
           <Link href="/admin" className="text-brand-700 hover:underline">
             Installs
           </Link>
+          <Link href="/admin/webhooks" className="text-brand-700 hover:underline">
+            Webhooks
+          </Link>
           <Link href="/admin/audit" className="text-brand-700 hover:underline">
             Audit log
           </Link>

@@ -1,11 +1,13 @@
 // POST /api/webhooks: install lifecycle webhooks (contract §6). The raw bytes are verified before
-// anything parses them; lib/webhooks/receive.ts does the work. Other methods get 405 from Next.js.
+// anything parses them; lib/webhooks/receive.ts does the work. Every refusal before recording is
+// counted for the console's webhook log (lib/webhooks/rejections.ts). Other methods get 405 from Next.js.
 import { NextResponse } from "next/server";
 import { ConnectionDeadlineError } from "@/lib/db/ingest-pool";
 import { env } from "@/lib/env";
 import { BodyTimeoutError, BodyTooLargeError, readBodyWithLimit } from "@/lib/http/read-body";
 import { logger } from "@/lib/log";
 import { receiveWebhook } from "@/lib/webhooks/receive";
+import { noteRejection } from "@/lib/webhooks/rejections";
 import { WEBHOOK_SIGNATURE_HEADER } from "@/lib/webhooks/signature";
 
 export const dynamic = "force-dynamic";
@@ -18,13 +20,18 @@ export async function POST(request: Request): Promise<NextResponse> {
     const { WEBHOOK_MAX_BODY_BYTES, WEBHOOK_READ_TIMEOUT_MS } = env();
     rawBody = await readBodyWithLimit(request, WEBHOOK_MAX_BODY_BYTES, { timeoutMs: WEBHOOK_READ_TIMEOUT_MS });
   } catch (error) {
-    if (error instanceof BodyTooLargeError) return NextResponse.json({ status: "body_too_large" }, { status: 413 });
+    if (error instanceof BodyTooLargeError) {
+      noteRejection("body_too_large");
+      return NextResponse.json({ status: "body_too_large" }, { status: 413 });
+    }
     // A sender that stalls mid-body: answer now, record nothing, and close the connection (the rest
     // of its body is not wanted). The service itself sends whole bodies at once (contract §6).
     if (error instanceof BodyTimeoutError) {
       logger.warn({ timeoutMs: error.timeoutMs }, "webhook body did not arrive in time; answered 408");
+      noteRejection("body_timeout");
       return NextResponse.json({ status: "body_timeout" }, { status: 408, headers: { Connection: "close" } });
     }
+    noteRejection("unreadable_body");
     return NextResponse.json({ status: "unreadable_body" }, { status: 400 });
   }
   try {
@@ -36,10 +43,12 @@ export async function POST(request: Request): Promise<NextResponse> {
       // A burst larger than the database can take in time: refuse inside the service's deadline,
       // having recorded nothing; the service logs the failure, and a replay on request brings it.
       logger.warn({ waitedMs: error.waitedMs }, "webhook not recorded before its deadline; answered 503");
+      noteRejection("not_recorded");
       return NextResponse.json({ status: "unavailable" }, { status: 503 });
     }
     // Our own failure (e.g. the database is down): nothing was recorded, say so honestly.
     logger.error({ err: error }, "webhook could not be processed");
+    noteRejection("not_recorded");
     return NextResponse.json({ status: "unavailable" }, { status: 503 });
   }
 }

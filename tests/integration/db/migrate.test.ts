@@ -125,6 +125,7 @@ describe("applyMigrations", () => {
       "synced_teams",
       "token_grants",
       "webhook_deliveries",
+      "webhook_rejections",
     ]);
   });
 

@@ -1,17 +1,18 @@
-// /admin/installs/[id]: one install (by its row id): its fields, its tokens' timing, its status
-// history (install_events) and the webhook deliveries that named its install_id.
-import { DataTable } from "@/app/components/data-table";
+// /admin/installs/[id]: one install (by its row id): its fields, its tokens' timing, the actions
+// staff may take, where its sync and rate budget stand, and its timeline: everything that happened
+// to it, from every source, newest first (lib/admin/timeline.ts).
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { z } from "zod";
 import { fetchInstallDetail } from "@/lib/admin/queries";
 import { requireStaff } from "@/lib/auth/staff";
 import { isSafeRedirect } from "@/lib/installs/reauth";
-import { checkReauthorizationAction } from "./actions";
+import { fetchBudgetStatus, fetchSyncStatus, fetchTimeline, type TimelineEntry } from "@/lib/admin/timeline";
 import { ActionsPanel } from "./actions-panel";
+import { CopyLinkButton } from "./copy-link";
 import { CircuitBanner } from "../../../circuit-banner";
 import { formatDistance, formatTime } from "../../../format";
-import { STATUS_LABEL, StatusBadge } from "../../../status-badge";
+import { StatusBadge } from "../../../status-badge";
 
 export const dynamic = "force-dynamic";
 
@@ -28,6 +29,29 @@ function Field({ label, children, testId }: { label: string; children: React.Rea
   );
 }
 
+const KIND_LABEL: Record<TimelineEntry["kind"], string> = { state: "State", webhook: "Webhook", sync: "Sync", staff: "Staff", tokens: "Tokens" };
+const TONE_CLASS: Record<TimelineEntry["tone"], string> = {
+  ok: "bg-emerald-100 text-emerald-800",
+  warn: "bg-amber-100 text-amber-900",
+  bad: "bg-red-100 text-red-800",
+  info: "bg-slate-100 text-slate-700",
+};
+
+function TimelineItem({ entry }: { entry: TimelineEntry }) {
+  return (
+    <li className="flex flex-col gap-1 px-3 py-2 sm:flex-row sm:gap-3" data-kind={entry.kind}>
+      <div className="flex shrink-0 items-center gap-2 sm:w-64">
+        <span className={`rounded px-1.5 py-0.5 text-xs font-medium ${TONE_CLASS[entry.tone]}`}>{KIND_LABEL[entry.kind]}</span>
+        <span className="text-xs whitespace-nowrap text-slate-500">{formatTime(entry.at)}</span>
+      </div>
+      <div className="min-w-0">
+        <div className="break-words">{entry.title}</div>
+        {entry.detail ? <div className="text-xs break-words text-slate-600">{entry.detail}</div> : null}
+      </div>
+    </li>
+  );
+}
+
 const Time = ({ at }: { at: Date | null }) => (at ? <>{formatTime(at)}</> : <span className="text-slate-400">—</span>);
 
 export default async function InstallPage({ params }: { params: Promise<{ id: string }> }) {
@@ -36,6 +60,7 @@ export default async function InstallPage({ params }: { params: Promise<{ id: st
   if (!parsed.success) notFound();
   const install = await fetchInstallDetail(parsed.data.id);
   if (!install) notFound();
+  const [timeline, syncStatus, budget] = await Promise.all([fetchTimeline(install), fetchSyncStatus(install.id), fetchBudgetStatus(install.id)]);
   const { grant, asOf } = install;
   // The reauth_url came in an API answer: staff copy it to operators, so it is a link only when it
   // is the service's own (REAUTH_URL_ORIGINS); any other is shown as a warning, not as an address.
@@ -73,13 +98,12 @@ export default async function InstallPage({ params }: { params: Promise<{ id: st
             ) : (
               <span>not known (the service has not sent one the app may follow; one outside its addresses is logged and dropped).</span>
             )}
-            <form action={checkReauthorizationAction} className="mt-2">
-              <input type="hidden" name="installRowId" value={install.id} />
-              <button type="submit" className="rounded-md border border-amber-400 bg-white px-3 py-1 text-xs font-medium hover:bg-amber-100">
-                Check now
-              </button>
-              <span className="ml-2 text-xs">One call to the API: clears the flag if the operator has approved.</span>
-            </form>
+            {reauthHref ? (
+              <div className="mt-2 flex flex-wrap items-center gap-2">
+                <CopyLinkButton href={reauthHref} />
+                <span className="text-xs">Send it to the operator; &quot;Check re-authorization now&quot; below asks the API whether they approved.</span>
+              </div>
+            ) : null}
           </div>
         ) : null}
 
@@ -153,54 +177,72 @@ export default async function InstallPage({ params }: { params: Promise<{ id: st
 
       <ActionsPanel installRowId={install.id} />
 
-      <section className="space-y-2">
-        <h2 className="text-lg font-semibold">Status history</h2>
-        <DataTable columns={["Time (UTC)", "Change", "Cause", "Detail"]} testId="history">
-          {install.events.length === 0 ? (
-            <tr>
-              <td colSpan={4} className="px-3 py-4 text-center text-slate-500">
-                No status changes recorded.
-              </td>
-            </tr>
-          ) : null}
-          {install.events.map((event) => (
-            <tr key={event.id}>
-              <td className="px-3 py-2 whitespace-nowrap">{formatTime(event.occurredAt)}</td>
-              <td className="px-3 py-2">
-                {event.fromStatus ? STATUS_LABEL[event.fromStatus].label : "—"} → {STATUS_LABEL[event.toStatus].label}
-              </td>
-              <td className="px-3 py-2 font-mono text-xs">{event.cause}</td>
-              <td className="px-3 py-2 text-slate-700">{event.detail ?? ""}</td>
-            </tr>
-          ))}
-        </DataTable>
-      </section>
+      <div className="grid grid-cols-1 gap-4 md:grid-cols-2">
+        <section className="rounded-lg border border-slate-200 bg-white p-4 text-sm" aria-labelledby="sync-heading" data-testid="sync-status">
+          <h2 id="sync-heading" className="font-semibold">
+            Sync
+          </h2>
+          {syncStatus.length === 0 ? (
+            <p className="mt-2 text-slate-600">Never synced: no resource has a checkpoint yet.</p>
+          ) : (
+            <ul className="mt-2 space-y-2">
+              {syncStatus.map((resource) => (
+                <li key={resource.resource} data-resource={resource.resource}>
+                  <span className="font-medium">{resource.resource.replaceAll("_", " ")}</span>
+                  <div className="text-slate-600">
+                    Last complete copy: {resource.lastPassEndedAt ? `${formatTime(resource.lastPassEndedAt)} (${formatDistance(resource.lastPassEndedAt, asOf)})` : "none yet"}
+                    {resource.lastFullPassEndedAt ? `; last full pass ${formatDistance(resource.lastFullPassEndedAt, asOf)}` : ""}
+                  </div>
+                  {resource.passUnderWay ? (
+                    <div className="text-slate-600">
+                      A {resource.passUnderWay.kind ?? ""} pass is under way: it resumes at page {resource.passUnderWay.nextPage}.
+                    </div>
+                  ) : null}
+                  {resource.lastRun ? (
+                    <div className={resource.lastRun.outcome === "failed" ? "text-red-700" : "text-slate-600"}>
+                      Latest run: {resource.lastRun.outcome}
+                      {resource.lastRun.errorKind ? ` (${resource.lastRun.errorKind})` : ""}, started {formatDistance(resource.lastRun.startedAt, asOf)}
+                    </div>
+                  ) : null}
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+        <section className="rounded-lg border border-slate-200 bg-white p-4 text-sm" aria-labelledby="budget-heading" data-testid="budget-status">
+          <h2 id="budget-heading" className="font-semibold">
+            Rate budget
+          </h2>
+          {budget ? (
+            <>
+              <p className="mt-2">
+                <span className="text-lg font-semibold tabular-nums" data-testid="budget-in-use">
+                  {budget.inUse}
+                </span>{" "}
+                of {budget.quota.toLocaleString("en")} requests per {budget.windowSeconds} s in use
+              </p>
+              <p className="text-slate-600">
+                {budget.inUse === 0 ? "Whole: nothing sent recently." : `Whole again ${formatDistance(budget.fullAt, asOf)} if nothing more is sent.`} Pages keep a
+                reserve that background work never takes (docs/spec-gaps.md).
+              </p>
+            </>
+          ) : (
+            <p className="mt-2 text-slate-600">No API call yet: the budget is sized from the service&apos;s first answer.</p>
+          )}
+        </section>
+      </div>
 
-      <section className="space-y-2">
-        <h2 className="text-lg font-semibold">Webhook deliveries</h2>
-        {install.installId === null ? (
-          <p className="text-sm text-slate-600">
-            This install has no install_id yet, so no webhook delivery can be matched to it (docs/spec-gaps.md, A2).
-          </p>
-        ) : (
-          <DataTable columns={["Received (UTC)", "Type", "Outcome", "Detail"]} testId="deliveries">
-            {install.deliveries.length === 0 ? (
-              <tr>
-                <td colSpan={4} className="px-3 py-4 text-center text-slate-500">
-                  No webhook deliveries for install {install.installId}.
-                </td>
-              </tr>
-            ) : null}
-            {install.deliveries.map((delivery) => (
-              <tr key={delivery.id}>
-                <td className="px-3 py-2 whitespace-nowrap">{formatTime(delivery.receivedAt)}</td>
-                <td className="px-3 py-2 font-mono text-xs">{delivery.eventType ?? "(unknown)"}</td>
-                <td className="px-3 py-2">{delivery.outcome}</td>
-                <td className="px-3 py-2 text-slate-700">{delivery.detail ?? ""}</td>
-              </tr>
-            ))}
-          </DataTable>
-        )}
+      <section className="space-y-2" aria-labelledby="timeline-heading">
+        <h2 id="timeline-heading" className="text-lg font-semibold">
+          Timeline
+        </h2>
+        <p className="text-sm text-slate-600">State changes, webhooks, syncs, staff actions and token refreshes, newest first (the latest 100).</p>
+        <ol className="divide-y divide-slate-100 rounded-lg border border-slate-200 bg-white text-sm" data-testid="timeline">
+          {timeline.length === 0 ? <li className="px-3 py-4 text-center text-slate-500">Nothing recorded yet.</li> : null}
+          {timeline.map((entry) => (
+            <TimelineItem key={entry.key} entry={entry} />
+          ))}
+        </ol>
       </section>
     </div>
   );

@@ -1,0 +1,186 @@
+// One install's story for the console's install page: everything that happened to it in one list,
+// newest first, and where its sync and its rate budget stand now.
+//
+// The timeline merges sources that each keep their own record: state changes (install_events), the
+// webhook deliveries that named its install_id, sync runs (sync_runs), staff actions (the audit
+// log) and the tokens' last refresh (token_grants). Each source is one bounded, indexed read of its
+// newest TIMELINE_LIMIT entries; a new source is one more entry in `SOURCES`.
+import "server-only";
+import { fetchAuditForInstall, ACTION_LABEL, CONSOLE_ACTIONS } from "@/lib/admin/audit";
+import { db } from "@/lib/db/client";
+
+export const TIMELINE_LIMIT = 100;
+
+export type TimelineKind = "state" | "webhook" | "sync" | "staff" | "tokens";
+export type TimelineEntry = {
+  key: string;
+  at: Date;
+  kind: TimelineKind;
+  /** What happened, in words. */
+  title: string;
+  detail: string | null;
+  /** How it went: for the entry's colour. */
+  tone: "ok" | "warn" | "bad" | "info";
+};
+
+type Install = { id: string; installId: number | null };
+type Source = (install: Install) => Promise<TimelineEntry[]>;
+
+const STATE_WORDS: Record<string, string> = {
+  ACTIVE: "Connected",
+  NEEDS_REAUTH: "Re-authorization needed",
+  REINSTALL_NEEDED: "Re-install needed",
+  REVOKED: "Uninstalled",
+};
+
+const stateChanges: Source = async (install) => {
+  const events = await db().installEvent.findMany({
+    where: { installRowId: install.id },
+    select: { id: true, occurredAt: true, fromStatus: true, toStatus: true, cause: true, detail: true },
+    orderBy: [{ occurredAt: "desc" }, { id: "asc" }],
+    take: TIMELINE_LIMIT,
+  });
+  return events.map((event) => ({
+    key: `state:${event.id}`,
+    at: event.occurredAt,
+    kind: "state",
+    title: `${event.fromStatus ? `${STATE_WORDS[event.fromStatus]} → ` : ""}${STATE_WORDS[event.toStatus]} (${event.cause})`,
+    detail: event.detail,
+    tone: event.toStatus === "ACTIVE" ? "ok" : event.toStatus === "NEEDS_REAUTH" ? "warn" : "bad",
+  }));
+};
+
+const webhooks: Source = async (install) => {
+  if (install.installId === null) return [];
+  const deliveries = await db().webhookDelivery.findMany({
+    where: { installId: install.installId },
+    // Not the payload: the outcome and its detail say what staff need.
+    select: { id: true, receivedAt: true, eventType: true, outcome: true, detail: true },
+    orderBy: [{ receivedAt: "desc" }, { id: "desc" }],
+    take: TIMELINE_LIMIT,
+  });
+  return deliveries.map((delivery) => ({
+    key: `webhook:${delivery.id}`,
+    at: delivery.receivedAt,
+    kind: "webhook",
+    title: `Webhook ${delivery.eventType ?? "(unreadable)"}: ${delivery.outcome}`,
+    detail: delivery.detail,
+    tone: delivery.outcome === "invalid" ? "bad" : "info",
+  }));
+};
+
+const syncRuns: Source = async (install) => {
+  const runs = await db().syncRun.findMany({
+    where: { installRowId: install.id },
+    select: { id: true, resource: true, passKind: true, startedAt: true, finishedAt: true, pages: true, recordsUpserted: true, recordsDeleted: true, outcome: true, errorKind: true },
+    orderBy: [{ startedAt: "desc" }, { id: "desc" }],
+    take: TIMELINE_LIMIT,
+  });
+  return runs.map((run) => ({
+    key: `sync:${run.id}`,
+    at: run.finishedAt ?? run.startedAt,
+    kind: "sync",
+    title: `Sync of ${run.resource.replaceAll("_", " ")}${run.passKind ? ` (${run.passKind} pass)` : ""}: ${run.outcome}`,
+    detail:
+      `${run.pages} page${run.pages === 1 ? "" : "s"}, ${run.recordsUpserted} record${run.recordsUpserted === 1 ? "" : "s"} written` +
+      `${run.recordsDeleted ? `, ${run.recordsDeleted} marked deleted` : ""}${run.errorKind ? `; ${run.errorKind}` : ""}`,
+    tone: run.outcome === "completed" ? "ok" : run.outcome === "failed" ? "bad" : run.outcome === "running" ? "info" : "warn",
+  }));
+};
+
+const staffActions: Source = async (install) => {
+  const lines = await fetchAuditForInstall(install.id, TIMELINE_LIMIT);
+  return lines.map((line) => ({
+    key: `staff:${line.id}`,
+    at: line.requestedAt,
+    kind: "staff",
+    title: `${(CONSOLE_ACTIONS as readonly string[]).includes(line.action) ? ACTION_LABEL[line.action as keyof typeof ACTION_LABEL] : line.action} by ${line.staffEmail}: ${line.outcome}`,
+    detail: line.detail,
+    tone: line.outcome.startsWith("refused") ? "warn" : "info",
+  }));
+};
+
+// Refreshes keep no history of their own; the grant says when the last one succeeded, and whether
+// one was sent whose outcome is not known yet (lib/oauth/refresh.ts). A refused refresh shows as the
+// state change it caused (REINSTALL_NEEDED), and one staff asked for in the audit log.
+const tokens: Source = async (install) => {
+  const grant = await db().tokenGrant.findUnique({ where: { installRowId: install.id }, select: { lastRefreshedAt: true, refreshStartedAt: true } });
+  const entries: TimelineEntry[] = [];
+  if (grant?.lastRefreshedAt) {
+    entries.push({ key: "tokens:refreshed", at: grant.lastRefreshedAt, kind: "tokens", title: "Tokens refreshed (the latest refresh)", detail: null, tone: "ok" });
+  }
+  if (grant?.refreshStartedAt) {
+    entries.push({
+      key: "tokens:unknown",
+      at: grant.refreshStartedAt,
+      kind: "tokens",
+      title: "A refresh was sent and its outcome is not known yet",
+      detail: "It is settled before the refresh token is used again.",
+      tone: "warn",
+    });
+  }
+  return entries;
+};
+
+const SOURCES: Source[] = [stateChanges, webhooks, syncRuns, staffActions, tokens];
+
+/** The install's newest TIMELINE_LIMIT entries from every source, newest first. */
+export async function fetchTimeline(install: Install): Promise<TimelineEntry[]> {
+  const entries = (await Promise.all(SOURCES.map((source) => source(install)))).flat();
+  return entries.sort((a, b) => b.at.getTime() - a.at.getTime() || a.key.localeCompare(b.key)).slice(0, TIMELINE_LIMIT);
+}
+
+export type SyncStatus = {
+  resource: string;
+  /** When the latest pass (any kind) and the latest full pass ended. */
+  lastPassEndedAt: Date | null;
+  lastFullPassEndedAt: Date | null;
+  /** A pass under way: the page it resumes at. */
+  passUnderWay: { kind: string | null; startedAt: Date | null; nextPage: number } | null;
+  lastRun: { outcome: string; startedAt: Date; errorKind: string | null } | null;
+};
+
+/** Where each synced resource stands: its checkpoint and its latest run. Three resources, two reads. */
+export async function fetchSyncStatus(installRowId: string): Promise<SyncStatus[]> {
+  const [checkpoints, lastRuns] = await Promise.all([
+    db().syncCheckpoint.findMany({
+      where: { installRowId },
+      select: { resource: true, passId: true, passKind: true, passStartedAt: true, nextPage: true, lastPassEndedAt: true, lastFullPassEndedAt: true },
+      orderBy: { resource: "asc" },
+    }),
+    // The latest run of each resource (sync_runs' index on the install and start time).
+    db().$queryRaw<{ resource: string; outcome: string; started_at: Date; error_kind: string | null }[]>`
+      SELECT DISTINCT ON (resource) resource, outcome, started_at, error_kind
+      FROM sync_runs WHERE install_row_id = ${installRowId}::uuid AND started_at > now() - interval '7 days'
+      ORDER BY resource, started_at DESC`,
+  ]);
+  const runs = new Map(lastRuns.map((run) => [run.resource, run]));
+  return checkpoints.map((checkpoint) => {
+    const run = runs.get(checkpoint.resource);
+    return {
+      resource: checkpoint.resource,
+      lastPassEndedAt: checkpoint.lastPassEndedAt,
+      lastFullPassEndedAt: checkpoint.lastFullPassEndedAt,
+      passUnderWay: checkpoint.passId ? { kind: checkpoint.passKind, startedAt: checkpoint.passStartedAt, nextPage: checkpoint.nextPage } : null,
+      lastRun: run ? { outcome: run.outcome, startedAt: run.started_at, errorKind: run.error_kind } : null,
+    };
+  });
+}
+
+export type BudgetStatus = {
+  quota: number;
+  windowSeconds: number;
+  /** Requests counted against the budget now (GCRA: how far its theoretical arrival time is ahead). */
+  inUse: number;
+  /** When the budget is whole again if nothing more is sent. */
+  fullAt: Date;
+};
+
+/** The install's rate budget as lib/partner-api/budget.ts keeps it, or null before its first API call. */
+export async function fetchBudgetStatus(installRowId: string): Promise<BudgetStatus | null> {
+  const budget = await db().apiBudget.findUnique({ where: { installRowId }, select: { quota: true, windowSeconds: true, tat: true } });
+  if (!budget) return null;
+  const intervalMs = (budget.windowSeconds * 1000) / budget.quota;
+  const aheadMs = Math.max(0, budget.tat.getTime() - Date.now());
+  return { quota: budget.quota, windowSeconds: budget.windowSeconds, inUse: Math.min(budget.quota, Math.ceil(aheadMs / intervalMs)), fullAt: new Date(Math.max(Date.now(), budget.tat.getTime())) };
+}

@@ -29,6 +29,11 @@ export type Telemetry = {
 
 const NOTHING_TO_SHUT_DOWN: Telemetry = { shutdown: async () => {} };
 
+// One SDK per process: `next dev` may run the instrumentation hook again, and a second SDK would
+// patch fetch twice and fail to register its providers (the API keeps the first).
+const STARTED_KEY = Symbol.for("partner-app.telemetry");
+const globalWithTelemetry = globalThis as typeof globalThis & { [STARTED_KEY]?: Telemetry };
+
 /**
  * The OTLP trace exporter for the configured protocol, the choice the SDK itself makes from
  * OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL. Made here rather than by the SDK only because the exporter
@@ -76,6 +81,8 @@ export function createTelemetrySdk(options: { serviceName: string; spanExporter?
  * after the configuration was checked (lib/env.ts), before any work.
  */
 export async function startTelemetry(processName: "app" | "worker"): Promise<Telemetry> {
+  const started = globalWithTelemetry[STARTED_KEY];
+  if (started) return started;
   const { OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, OTEL_EXPORTER_OTLP_METRICS_ENDPOINT } = env();
   const traces = Boolean(OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? OTEL_EXPORTER_OTLP_ENDPOINT);
   const metrics = Boolean(OTEL_EXPORTER_OTLP_METRICS_ENDPOINT ?? OTEL_EXPORTER_OTLP_ENDPOINT);
@@ -87,9 +94,11 @@ export async function startTelemetry(processName: "app" | "worker"): Promise<Tel
     metricReaders: metrics ? undefined : [],
   });
   sdk.start();
-  // Which signals only: an endpoint can carry a key in its query, and the headers are API keys.
-  logger.info({ process: processName, traces, metrics }, "OpenTelemetry export started");
-  return {
+  const telemetry: Telemetry = {
     shutdown: () => sdk.shutdown().catch((error: unknown) => logger.warn({ err: error }, "OpenTelemetry could not flush on shutdown")),
   };
+  globalWithTelemetry[STARTED_KEY] = telemetry;
+  // Which signals only: an endpoint can carry a key in its query, and the headers are API keys.
+  logger.info({ process: processName, traces, metrics }, "OpenTelemetry export started");
+  return telemetry;
 }

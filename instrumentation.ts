@@ -2,11 +2,15 @@
 // hook). The whole configuration is checked here, so that `npm start` with a missing or template
 // value stops at once with one message naming every problem, instead of saying "Ready" and then
 // answering 500 on every page (lib/env.ts). Then the shutdown bound is armed: on SIGTERM the server
-// drains its in-flight requests for at most SHUTDOWN_TIMEOUT_SECONDS (lib/shutdown.ts).
+// drains its in-flight requests for at most SHUTDOWN_TIMEOUT_SECONDS (lib/shutdown.ts). Last, the
+// OpenTelemetry SDK starts if an OTLP endpoint is configured (lib/telemetry/setup.ts): Next.js then
+// makes a span per request and per render on its own, and the app's spans and metrics are exported.
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const { assertValidEnvironment } = await import("./lib/env");
   assertValidEnvironment("app");
   const { installShutdownHandlers } = await import("./lib/shutdown");
   installShutdownHandlers({ processName: "app" });
+  const { startTelemetry } = await import("./lib/telemetry/setup");
+  await startTelemetry("app");
 }

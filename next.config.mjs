@@ -7,8 +7,9 @@ const nextConfig = {
   poweredByHeader: false,
   output: "standalone",
   // pino and pg are Node-only; keep them out of the server bundle so their workers and native
-  // bindings resolve from node_modules at run time.
-  serverExternalPackages: ["pino", "pg", "@prisma/adapter-pg", "pg-boss"],
+  // bindings resolve from node_modules at run time. The OpenTelemetry SDK too (instrumentation.ts):
+  // it loads its exporters (gRPC's included) at run time, and the API must be one copy per process.
+  serverExternalPackages: ["pino", "pg", "@prisma/adapter-pg", "pg-boss", "@opentelemetry/api", "@opentelemetry/sdk-node", "@opentelemetry/instrumentation-undici", "@opentelemetry/exporter-trace-otlp-http", "@opentelemetry/exporter-trace-otlp-proto", "@opentelemetry/exporter-trace-otlp-grpc"],
   // `next dev` logs every request URL. The redirect_uri's query holds the authorization code, and
   // no code may reach a log line, so that route is left out of the request log.
   logging: { incomingRequests: { ignore: [/\/oauth\/callback/] } },

@@ -82,6 +82,19 @@ const EnvSchema = z.object({
   NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 
+  /**
+   * OpenTelemetry export (lib/telemetry/setup.ts), the standard variables of the OTLP exporter
+   * specification. Unset: nothing is exported and the SDK is not even started. The SDK reads the
+   * others itself (OTEL_EXPORTER_OTLP_HEADERS, OTEL_METRIC_EXPORT_INTERVAL, OTEL_BSP_*, OTEL_SDK_DISABLED...);
+   * these are checked here so that a misspelt endpoint stops the process at start, not silently.
+   */
+  OTEL_EXPORTER_OTLP_ENDPOINT: urlString.optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: urlString.optional(),
+  OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: urlString.optional(),
+  OTEL_EXPORTER_OTLP_PROTOCOL: z.enum(["http/protobuf", "http/json", "grpc"]).optional(),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z.enum(["http/protobuf", "http/json", "grpc"]).optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).optional(),
+
   /** The app's public origin, e.g. https://partner.example.com */
   APP_URL: urlString,
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgresql:// URL"),

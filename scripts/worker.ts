@@ -16,9 +16,12 @@ import { env, assertValidEnvironment } from "../lib/env";
 import { requestScheduledRuns, startWorkers, stopJobEngine } from "../lib/jobs/engine";
 import { logger } from "../lib/log";
 import { installShutdownHandlers, shutdownSignal } from "../lib/shutdown";
+import { startTelemetry } from "../lib/telemetry/setup";
 
 // The whole configuration first: a bad value stops here with one message, not in a loop of failures.
 assertValidEnvironment("worker");
+// Then OpenTelemetry, before any work, when an OTLP endpoint is configured (lib/telemetry/setup.ts).
+const telemetry = await startTelemetry("worker");
 
 // The jobs in hand (kind and install; one of each at most), for the error line if stopping takes longer than the bound.
 const inFlight = new Set<string>();
@@ -51,4 +54,5 @@ if (!stop.aborted) await once(stop, "abort");
 // bound in lib/shutdown.ts, with its error line naming the jobs, is what ends a hung one.
 await stopJobEngine(SHUTDOWN_TIMEOUT_SECONDS * 1000 + 5_000);
 logger.info("worker stopped");
+await telemetry.shutdown(); // the last spans and metrics, before the exit cuts them off
 process.exit(0);

@@ -17,6 +17,7 @@ import type { Tx } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/log";
 import { deliverAlert } from "@/lib/alerts/deliver";
+import { traceJob } from "@/lib/telemetry";
 import { checkInstall, findInstallsDueForCheck } from "./install-check";
 import { findGrantsDueForKeepAlive, keepInstallAlive } from "./keep-alive";
 import { JOB_SCHEMA, QUEUES } from "./queues";
@@ -246,6 +247,12 @@ export type JobSettings = {
 
 /** Runs one per-install job; never throws: the result says how pg-boss should settle it. */
 async function runInstallJob(kind: JobKind, job: Job<InstallJobData>, settings: Pick<JobSettings, "onJobStart" | "onJobEnd">): Promise<JobResult & { outcome: string }> {
+  // A span per job (lib/telemetry): queue, job id, install, attempt (pg-boss counts retries from 0).
+  const span = { queue: JOB_KINDS[kind].installQueue, id: job.id, installRowId: job.data?.installRowId, attempt: (job.retryCount ?? 0) + 1 };
+  return traceJob(span, () => runInstallJobUntraced(kind, job, settings));
+}
+
+async function runInstallJobUntraced(kind: JobKind, job: Job<InstallJobData>, settings: Pick<JobSettings, "onJobStart" | "onJobEnd">): Promise<JobResult & { outcome: string }> {
   const installRowId = job.data?.installRowId;
   if (typeof installRowId !== "string") {
     // Not retried: it would fail the same way. Straight to the dead letters, for staff.
@@ -275,7 +282,9 @@ export async function startWorkers(settings: JobSettings): Promise<void> {
   const batchSize = Math.max(1, Math.ceil(settings.concurrency / lanes));
   for (const kind of settings.kinds ?? (Object.keys(JOB_KINDS) as JobKind[])) {
     const { fanOutQueue, installQueue } = JOB_KINDS[kind];
-    await boss.work(fanOutQueue, { pollingIntervalSeconds: 2 }, async () => fanOut(kind));
+    await boss.work(fanOutQueue, { pollingIntervalSeconds: 2 }, async ([job]) =>
+      traceJob({ queue: fanOutQueue, id: job?.id ?? "", attempt: (job?.retryCount ?? 0) + 1 }, async () => ({ outcome: "fanned-out", ...(await fanOut(kind)) })),
+    );
     await boss.work<InstallJobData>(
       installQueue,
       { batchSize, localConcurrency: lanes, perJobResults: true, burstWhenBatchFull: true, pollingIntervalSeconds: 2 },

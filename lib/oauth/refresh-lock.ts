@@ -22,6 +22,7 @@ import "server-only";
 import pg from "pg";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/log";
+import { recordRefreshLockWait } from "@/lib/telemetry";
 
 /**
  * How long a refresh may wait for a free slot, and then again for the install's lock (another
@@ -68,6 +69,7 @@ function lockPool(): pg.Pool {
  */
 export async function withRefreshLock<T>(installRowId: string, work: () => Promise<T>): Promise<T> {
   const key = `refresh:${installRowId}`;
+  const waitStartedAt = performance.now();
   const client = await lockPool().connect();
   // A checked-out client's connection can fail at any time (the database restarts, a network cut):
   // pg emits 'error' on it, which must be listened to. The lock ended with that connection.
@@ -81,6 +83,7 @@ export async function withRefreshLock<T>(installRowId: string, work: () => Promi
   try {
     await client.query("SELECT pg_advisory_lock(hashtext($1))", [key]);
     locked = true;
+    recordRefreshLockWait(performance.now() - waitStartedAt); // the slot and the lock, together
     return await work();
   } finally {
     if (locked && !broken) {

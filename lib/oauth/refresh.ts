@@ -30,6 +30,7 @@ import { env } from "@/lib/env";
 import { transitionInstall } from "@/lib/installs/state";
 import { logger } from "@/lib/log";
 import { PartnerApiError, callFor, fetchConsumer } from "@/lib/partner-api/client";
+import { traceRefresh, type RefreshOutcome } from "@/lib/telemetry";
 import { TokenCircuitOpenError, assertTokenCircuitClosed, noteTokenEndpointAccepted, openTokenCircuit } from "./circuit";
 import { NoUsableTokenError, TokenRefreshUnavailableError } from "./errors";
 import { withRefreshLock } from "./refresh-lock";
@@ -64,7 +65,10 @@ const inFlight = new Map<string, Promise<StoredAccessToken>>();
 export function refreshInstallTokens(installRowId: string, observedVersion: number): Promise<StoredAccessToken> {
   const pending = inFlight.get(installRowId);
   if (pending) return pending;
-  const refresh = refreshUnderLock(installRowId, observedVersion).finally(() => inFlight.delete(installRowId));
+  // One span and one count per refresh, however many callers share it (lib/telemetry).
+  const refresh = traceRefresh(installRowId, (noteOutcome) => refreshUnderLock(installRowId, observedVersion, noteOutcome), refreshOutcomeOf).finally(() =>
+    inFlight.delete(installRowId),
+  );
   inFlight.set(installRowId, refresh);
   return refresh;
 }
@@ -87,13 +91,23 @@ export function noUsableTokenReason(status: InstallStatus): NoUsableTokenError["
   }
 }
 
-async function refreshUnderLock(installRowId: string, observedVersion: number): Promise<StoredAccessToken> {
+/** A refresh's outcome for telemetry, from what it threw (the successes are noted where they happen). */
+function refreshOutcomeOf(error: unknown): RefreshOutcome {
+  if (error instanceof NoUsableTokenError) return error.reason === "reinstall_needed" ? "reinstall_needed" : "unusable";
+  if (error instanceof TokenCircuitOpenError) return "circuit_open";
+  if (error instanceof TokenRefreshUnavailableError) return "unavailable";
+  return "error";
+}
+
+type NoteOutcome = (outcome: RefreshOutcome) => void;
+
+async function refreshUnderLock(installRowId: string, observedVersion: number, noteOutcome: NoteOutcome): Promise<StoredAccessToken> {
   try {
     // The lock's connection only holds the lock; the grant is read and written through the pool,
     // one short statement at a time, so the marker is committed before the request is sent and no
     // pooled connection is held while the identity provider answers. If releasing the lock fails
     // (the database went away after the commit), the stored outcome still stands (refresh-lock.ts).
-    return await withRefreshLock(installRowId, () => refreshHoldingLock(installRowId, observedVersion));
+    return await withRefreshLock(installRowId, () => refreshHoldingLock(installRowId, observedVersion, noteOutcome));
   } catch (error) {
     if (
       error instanceof NoUsableTokenError ||
@@ -107,7 +121,7 @@ async function refreshUnderLock(installRowId: string, observedVersion: number): 
   }
 }
 
-async function refreshHoldingLock(installRowId: string, observedVersion: number): Promise<StoredAccessToken> {
+async function refreshHoldingLock(installRowId: string, observedVersion: number, noteOutcome: NoteOutcome): Promise<StoredAccessToken> {
   await assertTokenCircuitClosed();
   const grant = await readGrantForUse(db(), installRowId);
   if (!grant) throw new NoUsableTokenError("no_grant");
@@ -118,6 +132,7 @@ async function refreshHoldingLock(installRowId: string, observedVersion: number)
   if (grant.refreshStartedAt) {
     await settleUnknownRefresh(installRowId, grant);
   } else if (grant.version !== observedVersion) {
+    noteOutcome("not_needed");
     return grant; // another request or instance refreshed while we waited for the lock
   }
 

@@ -14,6 +14,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { z } from "zod";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/log";
+import { recordBudgetWait, traceApiCall, type ApiCallTrace } from "@/lib/telemetry";
 import {
   BudgetExhaustedError,
   holdAfterRateLimited,
@@ -190,6 +191,7 @@ async function budgetFor(call: ApiCall): Promise<BudgetGrant> {
     const grant = await takeBudget(call.installRowId, call.priority, call.deadline);
     const count = apiCounters(call.installRowId);
     if (grant.waitedMs > 0) count.waitedForBudget += 1;
+    recordBudgetWait(call.priority, grant.waitedMs);
     count.budgetStatementMs += grant.statementMs;
     return grant;
   } catch (error) {
@@ -202,13 +204,21 @@ async function budgetFor(call: ApiCall): Promise<BudgetGrant> {
 type RequestSpec<T extends z.ZodType> = {
   method: "GET" | "POST" | "PATCH";
   path: string;
+  /** The path as a template (`/teams/{id}`) when `path` holds ids: what telemetry names the call by. */
+  route?: string;
   query?: Record<string, string | number | undefined>;
   /** A JSON body (POST, PATCH). */
   body?: unknown;
   schema: T;
 };
 
-async function request<T extends z.ZodType>(accessToken: string, call: ApiCall | null, spec: RequestSpec<T>): Promise<z.infer<T>> {
+/** One call, in its own span (lib/telemetry): method, route template, attempts, status, 429s. */
+function request<T extends z.ZodType>(accessToken: string, call: ApiCall | null, spec: RequestSpec<T>): Promise<z.infer<T>> {
+  const span = { method: spec.method, route: spec.route ?? spec.path, installRowId: call?.installRowId, priority: call?.priority };
+  return traceApiCall(span, (trace) => sendRequest(accessToken, call, spec, trace));
+}
+
+async function sendRequest<T extends z.ZodType>(accessToken: string, call: ApiCall | null, spec: RequestSpec<T>, trace: ApiCallTrace): Promise<z.infer<T>> {
   const { PARTNER_API_BASE_URL, HTTP_TIMEOUT_MS, API_MAX_RETRIES, API_INTERACTIVE_DEADLINE_MS } = env();
   const { path } = spec;
   const url = new URL(`/api/v1${path}`, PARTNER_API_BASE_URL);
@@ -238,6 +248,7 @@ async function request<T extends z.ZodType>(accessToken: string, call: ApiCall |
     const timeoutMs = Math.min(HTTP_TIMEOUT_MS, deadline - Date.now());
     if (timeoutMs <= 0) throw new PartnerApiError("timeout", undefined, undefined);
     count.requests += 1;
+    trace.attempt(retries + 1);
     const sentAt = performance.now();
     let response: Response;
     try {
@@ -261,6 +272,7 @@ async function request<T extends z.ZodType>(accessToken: string, call: ApiCall |
 
     count.requestMs += performance.now() - sentAt;
     const limits = readRateLimitHeaders(response.headers);
+    trace.answered(response.status, { remaining: limits.remaining, quota: limits.quota ?? grant?.quota });
     if (call && grant) await observeAnswer(call.installRowId, grant, limits);
     if (response.headers.get("Deprecation") === "true") {
       // public-facts.md "Versioning": deprecated versions say so; make it visible to the partner.
@@ -274,6 +286,7 @@ async function request<T extends z.ZodType>(accessToken: string, call: ApiCall |
       const waitMs =
         limits.resetsInSeconds !== undefined ? limits.resetsInSeconds * 1000 : fullJitter(retries, RATE_LIMITED_BACKOFF.baseMs, RATE_LIMITED_BACKOFF.capMs);
       logger.warn({ path, installRowId: call?.installRowId, waitMs, attempt: retries + 1 }, "partner API answered 429; holding the install's budget");
+      trace.rateLimited(waitMs);
       if (call && grant) {
         // Every caller of the install, in every instance, waits: no stampede when the window resets.
         await holdAfterRateLimited(call.installRowId, grant, waitMs);
@@ -332,7 +345,7 @@ export function fetchListPage(accessToken: string, call: ApiCall, path: ListPath
  * the service did nothing with it.
  */
 export function renameTeam(accessToken: string, call: ApiCall, teamId: string, name: string): Promise<Team> {
-  return request(accessToken, call, { method: "PATCH", path: `/teams/${encodeURIComponent(teamId)}`, body: { name }, schema: TeamSchema });
+  return request(accessToken, call, { method: "PATCH", path: `/teams/${encodeURIComponent(teamId)}`, route: "/teams/{id}", body: { name }, schema: TeamSchema });
 }
 
 /** Where one EVSE is, in the terms of the charge-history operation's three path parameters (contract §4.3). */
@@ -351,6 +364,6 @@ export function fetchEvseChargeHistory(accessToken: string, call: ApiCall, evse:
     .replace("{connectorId}", encodeURIComponent(evse.connectorId));
   const parameters = { [ENERGY_API_FROM_PARAM]: range.from, [ENERGY_API_TO_PARAM]: range.to, [ENERGY_API_LIMIT_PARAM]: range.limit };
   return ENERGY_API_METHOD === "GET"
-    ? request(accessToken, call, { method: "GET", path, query: parameters, schema: AnyJsonSchema })
-    : request(accessToken, call, { method: "POST", path, body: parameters, schema: AnyJsonSchema });
+    ? request(accessToken, call, { method: "GET", path, route: ENERGY_API_PATH, query: parameters, schema: AnyJsonSchema })
+    : request(accessToken, call, { method: "POST", path, route: ENERGY_API_PATH, body: parameters, schema: AnyJsonSchema });
 }

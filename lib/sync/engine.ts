@@ -14,6 +14,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { db, type Tx } from "@/lib/db/client";
 import { logger } from "@/lib/log";
+import { recordSyncLag, recordSyncRun } from "@/lib/telemetry";
 import { withAccessToken } from "@/lib/oauth/access";
 import { TokenCircuitOpenError } from "@/lib/oauth/circuit";
 import { NoUsableTokenError, TokenRefreshUnavailableError } from "@/lib/oauth/errors";
@@ -228,6 +229,8 @@ export async function syncResource<Row extends SyncedRow>(resource: SyncResource
       });
       return deleted;
     });
+    // Sync lag (lib/telemetry): how old the local copy had grown (the previous pass's end to this run) before this pass renewed it.
+    if (checkpoint.lastPassEndedAt) recordSyncLag(resource.name, (now.getTime() - checkpoint.lastPassEndedAt.getTime()) / 1000);
     return summary;
   } catch (error) {
     const classified = classify(error);
@@ -257,6 +260,7 @@ export async function syncResource<Row extends SyncedRow>(resource: SyncResource
         errorKind: summary.reason,
       },
     });
+    recordSyncRun(resource.name, summary.outcome);
     const level = summary.outcome === "failed" ? "warn" : "info";
     logger[level]({ installRowId, ...summary }, `sync of ${resource.name} ${summary.outcome}`);
   }

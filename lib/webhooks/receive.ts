@@ -23,6 +23,7 @@ import { Prisma } from "@/lib/db/generated/client";
 import { env } from "@/lib/env";
 import { enqueueFollowUp, type FollowUp } from "@/lib/jobs/engine";
 import { logger } from "@/lib/log";
+import { recordWebhookRejection } from "@/lib/telemetry";
 import { InstallIdSchema, WebhookEnvelopeSchema, type WebhookEnvelope } from "./envelope";
 import { WebhookPayloadError } from "./errors";
 import { noteRejection } from "./rejections";
@@ -76,6 +77,7 @@ export type ReceiveOptions = {
 };
 
 function result(status: number, outcome: string, detail?: string): WebhookResult {
+  if (status >= 400) recordWebhookRejection(outcome); // partner_app.webhook.rejections, by reason (lib/telemetry)
   return { status, body: detail ? { status: outcome, detail } : { status: outcome } };
 }
 

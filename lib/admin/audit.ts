@@ -13,6 +13,7 @@
 // (requested_at, id), the whole log, or one install's, or one staff member's.
 import "server-only";
 import { z } from "zod";
+import { KeysetCursorSchema, cursorAfter } from "./keyset";
 import { db, type Tx } from "@/lib/db/client";
 import type { StaffIdentity } from "@/lib/auth/staff-accounts";
 
@@ -107,20 +108,6 @@ export async function fetchAuditForInstall(installRowId: string, limit = 50): Pr
 
 export const AUDIT_PAGE_SIZE = 50;
 
-/** The position after the last line of a page: its time and id (keyset pagination, stable while lines are added). */
-const CursorSchema = z
-  .string()
-  .max(100)
-  .transform((value, ctx) => {
-    const [time, id] = value.split("_");
-    const at = new Date(Number(time));
-    if (!time || !/^\d{1,15}$/.test(time) || Number.isNaN(at.getTime()) || !z.uuid().safeParse(id).success) {
-      ctx.addIssue({ code: "custom", message: "not a cursor" });
-      return z.NEVER;
-    }
-    return { at, id: id! };
-  });
-
 /**
  * The audit page's query string. A filter that cannot be read is dropped rather than refused: a
  * stranger's address never makes the page fail (docs/security.md). `install` is the install_id staff
@@ -135,7 +122,7 @@ export const AuditQuerySchema = z.object({
     .optional()
     .catch(undefined),
   staff: z.string().trim().toLowerCase().pipe(z.email().max(254)).optional().catch(undefined),
-  after: CursorSchema.optional().catch(undefined),
+  after: KeysetCursorSchema.optional().catch(undefined),
 });
 
 export type AuditQuery = z.infer<typeof AuditQuerySchema>;
@@ -176,6 +163,6 @@ export async function fetchAuditPage(query: AuditQuery): Promise<AuditPage> {
   });
   const lines = rows.slice(0, AUDIT_PAGE_SIZE);
   const last = lines.at(-1);
-  const next = rows.length > AUDIT_PAGE_SIZE && last ? `${last.requestedAt.getTime()}_${last.id}` : null;
+  const next = rows.length > AUDIT_PAGE_SIZE && last ? cursorAfter(last.requestedAt, last.id) : null;
   return { lines, next, query };
 }

@@ -8,6 +8,7 @@
 // detail say what staff need, and the payload is the operator's data.
 import "server-only";
 import { z } from "zod";
+import { KeysetCursorSchema, cursorAfter } from "./keyset";
 import { db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/client";
 import { REJECTION_REASONS, type RejectionReason } from "@/lib/webhooks/rejections";
@@ -28,17 +29,6 @@ const isReason = (value: string): value is RejectionReason => value in REJECTION
 const OUTCOMES = ["all", "processed", "ignored", "invalid", "rejected"] as const;
 export type WebhookLogOutcome = (typeof OUTCOMES)[number];
 
-const CursorSchema = z
-  .string()
-  .max(100)
-  .transform((value, ctx) => {
-    const [time, id] = value.split("_");
-    if (!time || !/^\d{1,15}$/.test(time) || !z.uuid().safeParse(id).success) {
-      ctx.addIssue({ code: "custom", message: "not a cursor" });
-      return z.NEVER;
-    }
-    return { at: new Date(Number(time)), id: id! };
-  });
 
 /**
  * The log's query string. Anything unreadable falls back to its default: a stranger's address never
@@ -59,7 +49,7 @@ export const WebhookLogQuerySchema = z.object({
     .refine(isReason)
     .optional()
     .catch(undefined),
-  after: CursorSchema.optional().catch(undefined),
+  after: KeysetCursorSchema.optional().catch(undefined),
 });
 export type WebhookLogQuery = z.infer<typeof WebhookLogQuerySchema>;
 
@@ -139,7 +129,7 @@ export async function fetchWebhookLog(query: WebhookLogQuery): Promise<WebhookLo
   const last = page.at(-1);
   return {
     deliveries: page.map(({ dedupeKey, ...row }) => ({ ...row, deliveryId: deliveryIdOf(dedupeKey) })),
-    next: rows.length > WEBHOOK_LOG_PAGE_SIZE && last ? `${last.receivedAt.getTime()}_${last.id}` : null,
+    next: rows.length > WEBHOOK_LOG_PAGE_SIZE && last ? cursorAfter(last.receivedAt, last.id) : null,
     rejections: rejections.flatMap((row) => (isReason(row.reason) ? [{ ...row, reason: row.reason }] : [])),
     rejectedLastDay: Object.fromEntries(totals.map((t) => [t.reason, t._sum.count ?? 0])),
     query,

@@ -2,6 +2,7 @@
 // filterable by install (its install_id or row id) and by staff member (email). Viewers see it too.
 import Link from "next/link";
 import { DataTable } from "@/app/components/data-table";
+import { KeysetPages } from "@/app/components/keyset-pages";
 import { ACTION_LABEL, CONSOLE_ACTIONS, PENDING, fetchAuditPage, readAuditQuery, type AuditQuery } from "@/lib/admin/audit";
 import { requireStaff } from "@/lib/auth/staff";
 import { formatTime } from "../../format";
@@ -105,20 +106,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
         ))}
       </DataTable>
 
-      {next ? (
-        <nav aria-label="Pagination" className="flex justify-end text-sm">
-          <Link href={auditHref({ ...filters, after: next })} className="text-brand-700 hover:underline" rel="next" data-testid="audit-older">
-            Older →
-          </Link>
-        </nav>
-      ) : null}
-      {query.after ? (
-        <p className="text-sm">
-          <Link href={auditHref(filters)} className="text-brand-700 hover:underline">
-            ← Newest
-          </Link>
-        </p>
-      ) : null}
+      <KeysetPages olderHref={next ? auditHref({ ...filters, after: next }) : null} newestHref={query.after ? auditHref(filters) : null} testId="audit" />
     </div>
   );
 }

@@ -3,6 +3,7 @@
 // delivery id, install_id or event type; filterable by outcome and by the reason for a refusal.
 import Link from "next/link";
 import { DataTable } from "@/app/components/data-table";
+import { KeysetPages } from "@/app/components/keyset-pages";
 import { OUTCOME_WORDS, fetchWebhookLog, readWebhookLogQuery, type WebhookLogQuery } from "@/lib/admin/webhook-log";
 import { requireStaff } from "@/lib/auth/staff";
 import { REJECTION_REASONS, type RejectionReason } from "@/lib/webhooks/rejections";
@@ -147,20 +148,7 @@ export default async function WebhookLogPage({ searchParams }: { searchParams: P
               </tr>
             ))}
           </DataTable>
-          {log.next ? (
-            <nav aria-label="Pagination" className="flex justify-end text-sm">
-              <Link href={logHref({ ...filters, after: log.next })} className="text-brand-700 hover:underline" rel="next" data-testid="webhooks-older">
-                Older →
-              </Link>
-            </nav>
-          ) : null}
-          {query.after ? (
-            <p className="text-sm">
-              <Link href={logHref(filters)} className="text-brand-700 hover:underline">
-                ← Newest
-              </Link>
-            </p>
-          ) : null}
+          <KeysetPages olderHref={log.next ? logHref({ ...filters, after: log.next }) : null} newestHref={query.after ? logHref(filters) : null} testId="webhooks" />
         </section>
       ) : null}
     </div>

@@ -8,6 +8,7 @@ import { withAccessToken } from "@/lib/oauth/access";
 import { TokenCircuitOpenError } from "@/lib/oauth/circuit";
 import { NoUsableTokenError, TokenRefreshUnavailableError } from "@/lib/oauth/errors";
 import { reconcileOnVisit } from "./reconcile";
+import { sharedRead } from "@/lib/partner-api/shared-read";
 import { PartnerApiError, fetchChargePoints, fetchCharges, type ApiCall, type PartnerApiErrorKind } from "@/lib/partner-api/client";
 import type { ChargePage, ChargePointPage } from "@/lib/partner-api/schemas";
 
@@ -89,12 +90,14 @@ export type DashboardRead<T> =
 async function readForInstall<T>(
   install: Pick<InstallSummary, "id" | "status" | "grantedScopes">,
   requiredScope: string,
+  /** The operation and its parameters: identical reads in flight share one request (shared-read.ts). */
+  readKey: string,
   call: (accessToken: string, apiCall: ApiCall) => Promise<T>,
 ): Promise<DashboardRead<T>> {
   if (install.status !== "ACTIVE") return { ok: false, reason: "not_active" };
   if (!install.grantedScopes.includes(requiredScope)) return { ok: false, reason: "not_granted" };
   try {
-    return { ok: true, data: await withAccessToken(install.id, call) };
+    return { ok: true, data: await sharedRead(`${install.id} ${readKey}`, () => withAccessToken(install.id, call)) };
   } catch (error) {
     await restartIfInstallLeftActive(install.id);
     if (error instanceof PartnerApiError) {
@@ -147,10 +150,10 @@ export async function restartIfInstallLeftActive(installRowId: string): Promise<
 
 /** One page of the install's charge points, read live from the partner API. */
 export function fetchInstallChargePoints(install: InstallSummary, page: { page: number; perPage: number }): Promise<DashboardRead<ChargePointPage>> {
-  return readForInstall(install, "charge-points:read", (token, call) => fetchChargePoints(token, call, page));
+  return readForInstall(install, "charge-points:read", `charge-points ${page.page} ${page.perPage}`, (token, call) => fetchChargePoints(token, call, page));
 }
 
 /** The install's charging sessions, the first page as the API lists them, read live. */
 export function fetchInstallCharges(install: InstallSummary, perPage: number): Promise<DashboardRead<ChargePage>> {
-  return readForInstall(install, "charge-transactions:read", (token, call) => fetchCharges(token, call, { page: 0, perPage }));
+  return readForInstall(install, "charge-transactions:read", `charges 0 ${perPage}`, (token, call) => fetchCharges(token, call, { page: 0, perPage }));
 }

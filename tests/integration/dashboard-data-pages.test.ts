@@ -6,7 +6,7 @@
 //
 // No worker runs in the test stack: the sync is called directly, as tests/integration/sync.test.ts does.
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { changeSandboxRecord, closeSql, control, installViaPortal, operatorRecords, resetWorld, sandboxEvents, stack } from "../helpers/stack";
+import { armApiFault, changeSandboxRecord, closeSql, control, installViaPortal, operatorRecords, resetWorld, sandboxEvents, stack } from "../helpers/stack";
 
 const { syncInstall } = await import("@/lib/sync");
 
@@ -64,6 +64,28 @@ describe("before the first sync", () => {
     expect(sessions.status).toBe(200);
     expect(sessions.html).toContain('data-reason="being_copied"');
     expect((await visit("/dashboard/sessions/export", install.sessionCookie)).status).toBe(409);
+  });
+
+  it("the same live page opened four times at once is one API read; another page is its own (lib/partner-api/shared-read.ts)", async () => {
+    const install = await installViaPortal(NORTHWIND);
+    const chargePointReads = async () =>
+      (await sandboxEvents("api")).filter((e) => e.detail.install_id === install.installId && String(e.detail.path).startsWith("/api/v1/charge-points"));
+    const before = (await chargePointReads()).length;
+    // The service takes its time (1.5 s), so the five tabs are surely in flight together.
+    await armApiFault({ path: "/charge-points", mode: "latency", latencyMs: 1_500, count: 5, installId: install.installId });
+
+    const tabs = await Promise.all([0, 0, 0, 0, 1].map((page) => visit(`/dashboard/charge-points?page=${page}&perPage=10`, install.sessionCookie)));
+    for (const tab of tabs) {
+      expect(tab.status).toBe(200);
+      expect(rowIds(tab.html, "data-charge-point-id")).toHaveLength(10);
+    }
+    // Every copy of page 0 shows the same rows, and page 1 others.
+    expect(new Set(tabs.slice(0, 4).map((tab) => rowIds(tab.html, "data-charge-point-id").join())).size).toBe(1);
+    expect(rowIds(tabs[4]!.html, "data-charge-point-id")).not.toEqual(rowIds(tabs[0]!.html, "data-charge-point-id"));
+    const reads = (await chargePointReads()).slice(before).map((e) => String(e.detail.path));
+    expect(reads.filter((path) => path.includes("page=0"))).toHaveLength(1);
+    expect(reads.filter((path) => path.includes("page=1"))).toHaveLength(1);
+    expect(reads).toHaveLength(2);
   });
 });
 

@@ -56,3 +56,36 @@ describe("verifyWebhookSignature", () => {
     expect(verifyWebhookSignature(binary, sign(binary), [secret])).toBe(true);
   });
 });
+
+// README "Gotchas": the mistake receivers keep making is to verify the signature over
+// `JSON.stringify(await request.json())` instead of the bytes that arrived. The two agree only when
+// the sender happened to serialize exactly as JSON.stringify does; any other spacing, escaping or
+// number format, and any int64 id above 2^53 (public-facts.md: ids are int64), breaks the parsed
+// copy while the raw bytes still verify. app/api/webhooks/route.ts reads the bytes (lib/http/read-body.ts).
+describe("the re-serialization pitfall: raw bytes verify, JSON.stringify(await request.json()) does not", () => {
+  const bodies: [string, string][] = [
+    ["pretty-printed, as many servers write it", '{\n  "id": "whd_2",\n  "type": "install.created",\n  "delivered_at": 1700000000,\n  "data": {}\n}'],
+    ["a non-ASCII name sent escaped", '{"id":"whd_3","type":"install.created","delivered_at":1700000000,"data":{"slug":"z\\u00fcrich-charging"}}'],
+    ["an int64 id above 2^53", '{"id":"whd_4","type":"install.created","delivered_at":1700000000,"data":{"operator_id":9007199254740993}}'],
+    ["a number written another way", '{"id":"whd_5","type":"install.created","delivered_at":1.7e9,"data":{}}'],
+  ];
+
+  const deliveryOf = (raw: string) =>
+    new Request("https://partner.example/api/webhooks", { method: "POST", headers: { "content-type": "application/json" }, body: raw });
+
+  it.each(bodies)("%s", async (_name, raw) => {
+    const header = sign(new TextEncoder().encode(raw));
+
+    const right = new Uint8Array(await deliveryOf(raw).arrayBuffer());
+    expect(verifyWebhookSignature(right, header, [secret])).toBe(true);
+
+    const wrong = new TextEncoder().encode(JSON.stringify(await deliveryOf(raw).json()));
+    expect(verifyWebhookSignature(wrong, header, [secret])).toBe(false);
+  });
+
+  it("with a compact body the mistake goes unnoticed, which is why it reaches production", async () => {
+    const raw = new TextDecoder().decode(body);
+    const reserialized = new TextEncoder().encode(JSON.stringify(await deliveryOf(raw).json()));
+    expect(verifyWebhookSignature(reserialized, sign(body), [secret])).toBe(true);
+  });
+});

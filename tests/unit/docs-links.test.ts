@@ -4,7 +4,9 @@
 // and checks:
 // - every relative Markdown link resolves to a file or folder, and a `#fragment` into a Markdown file
 //   names one of its headings (GitHub's anchor rule);
-// - every path in backticks under a top-level folder of the project (`lib/oauth/refresh.ts`) exists;
+// - every path in backticks under a top-level folder of the project (`lib/oauth/refresh.ts`) exists,
+//   and a function named beside it (`lib/oauth/refresh.ts` (`refreshInstallTokens`), the register's
+//   "one place to change") is still in that file;
 // - every `npm run <script>` names a script in package.json, and `npm test -- <part>` a part
 //   scripts/test.ts knows.
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -81,6 +83,21 @@ describe("the docs", () => {
       }
     }
     expect(missing).toEqual([]);
+  });
+
+  it("name functions where they are: `file` (`name`) means the name is in that file", () => {
+    const moved: string[] = [];
+    for (const { name, text } of docs) {
+      for (const [, path, inside] of text.matchAll(/`((?:app|lib|sandbox|scripts|tests|prisma)\/[^`\s]+\.(?:ts|tsx|mjs))` \(([^)]*)\)/g)) {
+        if (!existsSync(join(root, path!))) continue; // reported by the test above
+        const source = readFileSync(join(root, path!), "utf8");
+        // Up to the first ";": what follows may name things in other files ("… kept by `x` in `other.ts`").
+        for (const [, identifier] of inside!.split(";")[0]!.matchAll(/`([A-Za-z_$][\w$]*)(?:\(\))?`/g)) {
+          if (!new RegExp(`\\b${identifier!.replace(/\$/g, "\\$")}\\b`).test(source)) moved.push(`${name}: ${path} (${identifier})`);
+        }
+      }
+    }
+    expect(moved).toEqual([]);
   });
 
   it("run only npm scripts that exist", () => {

@@ -39,6 +39,13 @@ try {
   process.exit(1);
 }
 
+// Ctrl+C while the stack is still starting: stop the servers already started. They run in process
+// groups of their own (scripts/lib/processes.ts), so the terminal's Ctrl+C does not reach them; the
+// embedded PostgreSQL is in ours and stops by itself. Once ready, `shutdown` below takes over.
+const stopWhileStarting = () => void stopAll().finally(() => process.exit(130));
+process.once("SIGINT", stopWhileStarting);
+process.once("SIGTERM", stopWhileStarting);
+
 const stack = await startStack({
   env: values,
   databaseUrl,
@@ -72,5 +79,7 @@ async function shutdown() {
   await stack.stop();
   process.exit(0);
 }
+process.off("SIGINT", stopWhileStarting);
+process.off("SIGTERM", stopWhileStarting);
 process.on("SIGINT", shutdown);
 process.on("SIGTERM", shutdown);

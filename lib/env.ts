@@ -78,6 +78,15 @@ export const oauthIssuerSchema = urlString.refine((value) => {
   return pathname === "/" || !pathname.endsWith("/");
 }, "must not end with a slash after a path (e.g. https://idp.example.com/oauth, not https://idp.example.com/oauth/): discovery compares it with the issuer exactly");
 
+/**
+ * The partner API's origin: contract §4 puts every path under /api/v1 at {base_url}, and
+ * lib/partner-api/client.ts resolves "/api/v1/…" against this value, which drops any path it has.
+ * A path here would be ignored without a word, so it is refused instead (docs/going-live.md).
+ */
+export const partnerApiBaseUrlSchema = urlString.refine((value) => !URL.canParse(value) || new URL(value).pathname === "/", {
+  message: "must be the API's origin only (e.g. https://api.example.com): the app adds /api/v1 itself, and a path here would be ignored",
+});
+
 const EnvSchema = z.object({
   NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
@@ -111,7 +120,7 @@ const EnvSchema = z.object({
   /** contract §5.3: registered by exact match; sent unchanged in the token request. */
   OAUTH_REDIRECT_URI: urlString,
   /** The partner API origin; paths are under /api/v1 (contract §9). */
-  PARTNER_API_BASE_URL: urlString,
+  PARTNER_API_BASE_URL: partnerApiBaseUrlSchema,
   /** contract §6: key for webhook signatures. */
   WEBHOOK_SECRET: z.string().min(16),
   /** The secret being rotated out: accepted too while a rotation is under way. */

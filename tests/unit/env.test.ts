@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import { parseEnv } from "node:util";
 import { describe, expect, it } from "vitest";
-import { environmentProblems, oauthIssuerSchema } from "@/lib/env";
+import { environmentProblems, oauthIssuerSchema, partnerApiBaseUrlSchema } from "@/lib/env";
 import { generateLocalEnv } from "../../scripts/lib/local-env";
 
 describe("OAUTH_ISSUER", () => {
@@ -24,6 +24,19 @@ describe("OAUTH_ISSUER", () => {
   it("still refuses what is not an http(s) URL", () => {
     expect(oauthIssuerSchema.safeParse("idp.example.com/oauth").success).toBe(false);
     expect(oauthIssuerSchema.safeParse("ftp://idp.example.com").success).toBe(false);
+  });
+});
+
+// The client resolves "/api/v1/…" against this value, which drops a path: refused rather than ignored.
+describe("PARTNER_API_BASE_URL", () => {
+  it.each(["https://api.example.com", "https://api.example.com/", "http://localhost:4010"])("accepts the origin %s", (url) => {
+    expect(partnerApiBaseUrlSchema.safeParse(url).success).toBe(true);
+  });
+
+  it.each(["https://api.example.com/partner", "https://api.example.com/api/v1"])("refuses %s, which has a path, naming the fix", (url) => {
+    const parsed = partnerApiBaseUrlSchema.safeParse(url);
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues[0]?.message).toContain("origin only");
   });
 });
 

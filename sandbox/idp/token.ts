@@ -3,7 +3,8 @@
 // - authorization_code: single use; a second use revokes the tokens minted from the first (fosite).
 // - refresh_token: rotation; the used token dies, every earlier access token of the chain is revoked,
 //   and presenting a used refresh token revokes the whole chain (contract §3).
-// Every call is written to the event log with grant type, install_id and outcome: never a token, code or secret,
+// Every call is written to the event log with grant type, install_id, outcome and the checks it made, in order
+// (README decision 52): never a token, code or secret,
 // and counted per install for GET /_sandbox/installs/:id/token-stats. Armed faults (faults.ts) are applied here.
 import { Hono } from "hono";
 import { z } from "zod";

@@ -164,6 +164,21 @@ describe("the handshake page", () => {
     expect(decode(html)).toContain("Step 2, Authorization endpoint: failed check: <strong>redirect_uri equals the registered one exactly</strong>");
   });
 
+  it("an authorization request used twice shows the refused second use on its handshake", async () => {
+    const connect = await postForm(`${env.url}/portal/operators/1001/connect`, {});
+    const authorizeUrl = locationOf(connect);
+    expect((await fetch(authorizeUrl, { redirect: "manual" })).status).toBe(302);
+    expect((await fetch(authorizeUrl, { redirect: "manual" })).status).toBe(400);
+
+    const steps = stepsOf((await page()).html);
+    expect(steps.map((s) => [s.request, s.failed])).toEqual([
+      ["POST /portal/operators/1001/connect", false],
+      ["GET /idp/oauth2/auth", false],
+      ["GET /idp/oauth2/auth", true],
+    ]);
+    expect(steps[2]?.checks).toEqual([{ passed: false, text: expect.stringContaining("built by the operator portal: This authorization request was already used once") }]);
+  });
+
   it("a reused code shows the failing check, and the chain it revoked", async () => {
     const { callback } = await connectThroughPortal(1001);
     const code = callback.searchParams.get("code") ?? "";

@@ -23,6 +23,7 @@ import { MAX_LIVE_CHARGES_PER_HOUR, SCOPE_PATTERN, reauthReturnUrl } from "./con
 import type { SandboxContext } from "./context.js";
 import { findOperator } from "./context.js";
 import { faultRequestSchema } from "./faults.js";
+import { Checks, HANDSHAKE_ID_PATTERN } from "./handshake.js";
 import { buildPortalAuthorizationUrl } from "./idp/auth-ticket.js";
 import { defaultIdpBehaviour, idpBehaviourPatchSchema } from "./idp/behaviour.js";
 import { installConfigPatchSchema } from "./install-config.js";
@@ -59,6 +60,8 @@ const eventsQuerySchema = z.object({
   since: z.coerce.number().int().min(0).optional(),
   /** Events whose detail names this install (API calls, token calls, webhooks, install moves...). */
   install_id: installIdFilterSchema,
+  /** Events of one install handshake (README decision 52). */
+  handshake: z.string().regex(HANDSHAKE_ID_PATTERN).optional(),
 });
 const deliveriesQuerySchema = z.object({
   install_id: installIdFilterSchema,
@@ -285,10 +288,14 @@ export function controlRoutes(ctx: SandboxContext): Hono {
 
   app.get("/events", (c) => {
     const query = eventsQuerySchema.safeParse(c.req.query());
-    if (!query.success) return bad(c, `type must be one of: ${EVENT_TYPES.join(", ")}`);
-    const { type, since, install_id: installId } = query.data;
+    if (!query.success) return bad(c, `type must be one of: ${EVENT_TYPES.join(", ")}; install_id a positive integer; handshake an id hs_…`);
+    const { type, since, install_id: installId, handshake } = query.data;
     const events = ctx.store.state.events.filter(
-      (e) => (!type || e.type === type) && (since === undefined || e.seq > since) && (installId === undefined || e.detail.install_id === installId),
+      (e) =>
+        (!type || e.type === type) &&
+        (since === undefined || e.seq > since) &&
+        (installId === undefined || e.detail.install_id === installId) &&
+        (handshake === undefined || e.detail.handshake === handshake),
     );
     return c.json({ events });
   });
@@ -735,8 +742,11 @@ export function controlRoutes(ctx: SandboxContext): Hono {
   app.post("/authorize-url", async (c) => {
     const body = authorizeUrlSchema.safeParse(await readJson(c));
     if (!body.success) return bad(c, 'Expected {"operatorId": <int>, "overrides"?: {"param": "value" | null}}');
-    if (!findOperator(ctx, body.data.operatorId)) return c.json({ error: "unknown operator" }, 404);
-    return c.json({ url: buildPortalAuthorizationUrl(ctx, body.data.operatorId, body.data.overrides) });
+    const operator = findOperator(ctx, body.data.operatorId);
+    if (!operator) return c.json({ error: "unknown operator" }, 404);
+    const checks = new Checks();
+    checks.pass(`operator known: ${operator.operator.name}`);
+    return c.json({ url: buildPortalAuthorizationUrl(ctx, body.data.operatorId, body.data.overrides, "connect", { by: "control", checks }) });
   });
 
   return app;

@@ -78,6 +78,8 @@ const authTicketSchema = z.object({
    * skips it when the operator's active install already holds every requested scope).
    */
   purpose: z.enum(["connect", "open"]).default("connect"),
+  /** The handshake this request starts (handshake.ts, README decision 52); null in state files written before it. */
+  handshake: z.string().nullable().default(null),
 });
 
 const consentRequestSchema = z.object({
@@ -89,6 +91,8 @@ const consentRequestSchema = z.object({
   createdAtMs: z.number(),
   expiresAtMs: z.number(),
   handledAtMs: z.number().nullable(),
+  /** The handshake it belongs to (README decision 52). */
+  handshake: z.string().nullable().default(null),
 });
 
 /** One grant of the identity provider: a code and everything minted from it (fosite's request ID). */
@@ -98,6 +102,8 @@ const chainSchema = z.object({
   createdAtMs: z.number(),
   revokedAtMs: z.number().nullable(),
   revokedReason: z.enum(CHAIN_REVOCATION_REASONS).nullable(),
+  /** The handshake whose code started the chain (README decision 52); absent for bulk installs and older state. */
+  handshake: z.string().optional(),
 });
 
 /** Token-endpoint counters per install (GET /_sandbox/installs/:id/token-stats). */
@@ -135,7 +141,7 @@ const deliverySchema = z.object({
 
 const eventValueSchema = z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.string())]);
 
-export const EVENT_TYPES = ["authorize", "consent", "token", "api", "webhook", "install", "control"] as const;
+export const EVENT_TYPES = ["portal", "authorize", "consent", "token", "api", "webhook", "install", "control"] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 const eventSchema = z.object({

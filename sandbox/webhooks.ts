@@ -16,8 +16,9 @@ import { z } from "zod";
 import type { SandboxClock } from "./clock.js";
 import type { SandboxConfig } from "./config.js";
 import { hmacSha256Hex, randomString } from "./crypto.js";
+import { Checks } from "./handshake.js";
 import { WEBHOOK_EVENT_TYPES } from "./store.js";
-import type { DeliveryRecord, SandboxStore, WebhookData, WebhookEventType } from "./store.js";
+import type { DeliveryRecord, EventValue, SandboxStore, WebhookData, WebhookEventType } from "./store.js";
 
 export const SIGNATURE_HEADER = "X-Volt-Signature";
 export type { WebhookEventType, WebhookData } from "./store.js";
@@ -113,8 +114,13 @@ export interface DeliveryResult {
   ok: boolean;
 }
 
+/** What a delivery is part of: `handshake` names the install handshake that sent it (README decision 52). */
+export interface DeliveryContext {
+  handshake?: string | null;
+}
+
 export interface WebhookSender {
-  sendWebhook(type: WebhookEventType, data: WebhookData): Promise<DeliveryResult>;
+  sendWebhook(type: WebhookEventType, data: WebhookData, context?: DeliveryContext): Promise<DeliveryResult>;
   /** Sends a kept delivery again: same id, type and data, a new delivered_at, freshly signed. null if unknown. */
   replay(deliveryId: string): Promise<DeliveryResult | null>;
   modes: Pick<WebhookModes, "arm" | "list" | "clear">;
@@ -138,7 +144,33 @@ export function createWebhookSender(
 ): WebhookSender {
   const modes = new WebhookModes();
 
-  function logAttempt(delivery: DeliveryRecord, mode: WebhookMode | null, result: AttemptResult, at: Date): void {
+  /**
+   * A handshake's delivery also says how it was signed (the header's name, never the secret) and what the sandbox
+   * checked of the app's answer (README decision 52). Other deliveries leave these out: a bulk of 10,000 stays small.
+   */
+  function handshakeFields(mode: WebhookMode | null, result: AttemptResult, handshake: string | null): Record<string, EventValue> {
+    if (!handshake) return {};
+    const checks = new Checks();
+    if (result.outcome !== "dropped") {
+      checks.verify(result.outcome === "delivered", `the app answered 2xx within ${config.webhook.timeoutMs} ms${result.error ? ` (${result.error})` : ""}`);
+    }
+    return {
+      handshake,
+      checks: checks.list(),
+      results:
+        result.outcome === "dropped"
+          ? ["not sent: delivery mode drop (kept for replay)"]
+          : [
+              `POST ${config.webhook.url}, Content-Type: application/json`,
+              `signed: ${SIGNATURE_HEADER}: sha256=<hex HMAC-SHA256 of the exact body bytes, key WEBHOOK_SECRET>`,
+              `delivered_at inside the signed body: the wall clock${mode === "late" ? ", set in the past (delivery mode late)" : ""}`,
+              "no retry (best effort)",
+            ],
+      answer: result.outcome === "dropped" ? "none (not sent)" : result.status !== null ? `the app answered ${result.status} in ${result.latencyMs} ms` : `no answer: ${result.error ?? "unknown"}`,
+    };
+  }
+
+  function logAttempt(delivery: DeliveryRecord, mode: WebhookMode | null, result: AttemptResult, at: Date, handshake: string | null = null): void {
     store.addEvent("webhook", at, {
       delivery_id: delivery.id,
       event_type: delivery.type,
@@ -152,6 +184,7 @@ export function createWebhookSender(
       error: result.error,
       latency_ms: result.latencyMs,
       outcome: result.outcome,
+      ...handshakeFields(mode, result, handshake),
     });
     const what =
       result.outcome === "dropped"
@@ -163,7 +196,7 @@ export function createWebhookSender(
   }
 
   /** One HTTP POST of exact bytes; never throws. */
-  async function post(delivery: DeliveryRecord, body: string, deliveredAt: number, kind: AttemptKind, mode: WebhookMode | null): Promise<AttemptResult> {
+  async function post(delivery: DeliveryRecord, body: string, deliveredAt: number, kind: AttemptKind, mode: WebhookMode | null, handshake: string | null = null): Promise<AttemptResult> {
     const attemptedAt = clock.now();
     const started = performance.now();
     let status: number | null = null;
@@ -193,7 +226,7 @@ export function createWebhookSender(
       error,
       latencyMs: Math.round(performance.now() - started),
     };
-    logAttempt(delivery, mode, result, attemptedAt);
+    logAttempt(delivery, mode, result, attemptedAt, handshake);
     return result;
   }
 
@@ -216,21 +249,22 @@ export function createWebhookSender(
   return {
     modes,
 
-    async sendWebhook(type, data) {
+    async sendWebhook(type, data, context = {}) {
+      const handshake = context.handshake ?? null;
       const delivery: DeliveryRecord = { id: `whd_${randomString(16)}`, type, data, createdAt: clock.now().toISOString() };
       store.addDelivery(delivery);
       const applied = modes.take(type);
       const mode = applied?.mode ?? null;
       if (applied?.mode === "drop") {
         const dropped: AttemptResult = { kind: "original", deliveredAt: wallClockEpochSeconds(), outcome: "dropped", status: null, error: null, latencyMs: null };
-        logAttempt(delivery, mode, dropped, clock.now());
+        logAttempt(delivery, mode, dropped, clock.now(), handshake);
         return summary(delivery, mode, [dropped]);
       }
       const deliveredAt = wallClockEpochSeconds() - (applied?.mode === "late" ? applied.lateSeconds : 0);
       const body = envelopeBody(delivery, deliveredAt);
-      const attempts = [await post(delivery, body, deliveredAt, "original", mode)];
+      const attempts = [await post(delivery, body, deliveredAt, "original", mode, handshake)];
       // "twice": the very same bytes and signature again, as a network-level duplicate would arrive.
-      if (applied?.mode === "twice") attempts.push(await post(delivery, body, deliveredAt, "duplicate", mode));
+      if (applied?.mode === "twice") attempts.push(await post(delivery, body, deliveredAt, "duplicate", mode, handshake));
       return summary(delivery, mode, attempts);
     },
 

@@ -10,7 +10,8 @@ import { clientExists, reauthUrl } from "../app-registration.js";
 import type { SandboxContext } from "../context.js";
 import { findOperator } from "../context.js";
 import { dropConnection } from "../drop-connection.js";
-import { findToken } from "../idp/tokens.js";
+import { Checks } from "../handshake.js";
+import { findToken, handshakeOfChain } from "../idp/tokens.js";
 import { energyBetaOf, energyHistoryBody, energyPathSchema, energyQuerySchema, findEvse } from "../energy-beta.js";
 import { patchRecord } from "../record-edits.js";
 import { allowsRead, allowsWrite } from "../scopes.js";
@@ -126,30 +127,59 @@ export function apiRoutes(ctx: SandboxContext): Hono {
     if (decision.limited) throw apiErrors.rateLimited(decision.resetsInSeconds);
   }
 
-  /** Contract §5.4: the token is introspected on every call. Anything but a live access token of an active install is 401. */
-  function resolveInstall(c: Context): InstallRecord {
+  /**
+   * Contract §5.4: the token is introspected on every call. Anything but a live access token of an active install is 401.
+   * Returns the install and the token's chain (whose handshake an identity call names: README decision 52).
+   */
+  function resolveInstall(c: Context, checks: Checks): { install: InstallRecord; chainId: string } {
     const header = c.req.header("authorization") ?? "";
     const match = /^Bearer\s+(\S+)$/i.exec(header);
-    if (!match?.[1]) throw apiErrors.invalidAccessToken();
-    const found = findToken(ctx, match[1], "access");
-    if (!found || found.token.status !== "active" || found.token.expiresAtMs <= ctx.clock.nowMs()) throw apiErrors.invalidAccessToken();
+    const presented = match?.[1];
+    if (!presented) {
+      checks.fail("Authorization: Bearer <access token> is present");
+      throw apiErrors.invalidAccessToken();
+    }
+    checks.pass("Authorization: Bearer <access token> is present");
+    const found = findToken(ctx, presented, "access");
+    if (!found || found.token.status !== "active" || found.token.expiresAtMs <= ctx.clock.nowMs()) {
+      checks.fail("the access token is known, active and unexpired (introspected on every call)");
+      throw apiErrors.invalidAccessToken();
+    }
+    checks.pass("the access token is known, active and unexpired (introspected on every call)");
     // A client removed from the identity provider has no valid tokens while it is gone (README decision 26).
-    if (!clientExists(ctx)) throw apiErrors.invalidAccessToken();
+    if (!checks.verify(clientExists(ctx), "the app's client is still registered")) throw apiErrors.invalidAccessToken();
     const install = ctx.store.findInstall(found.token.installId);
-    if (!install || install.status !== "active") throw apiErrors.invalidAccessToken();
-    return install;
+    if (!install || install.status !== "active") {
+      checks.fail("the install is active");
+      throw apiErrors.invalidAccessToken();
+    }
+    checks.pass("the install is active");
+    return { install, chainId: found.token.chainId };
   }
 
   /** After the token: rate limit, consumer status, re-authorization flag, scope, in that order (README decision 29). */
-  function admit(c: Context, install: InstallRecord, rule: ScopeRule | null): Caller {
-    applyRateLimit(c, install.installId);
+  function admit(c: Context, install: InstallRecord, rule: ScopeRule | null, checks: Checks): Caller {
+    const budget = ctx.rateBudgets.budgetOf(install.installId);
+    try {
+      applyRateLimit(c, install.installId);
+    } catch (error) {
+      checks.fail(`within the install's rate budget (${budget.limit} per ${budget.windowSeconds} s)`);
+      throw error;
+    }
+    checks.pass(`within the install's rate budget (${budget.limit} per ${budget.windowSeconds} s)`);
     const consumer = ctx.store.findConsumer(install.consumerId);
-    if (!consumer || consumer.status !== "active") throw apiErrors.consumerNotFound();
-    if (install.needsReauth) {
+    if (!consumer || consumer.status !== "active") {
+      checks.fail("the install's consumer is active");
+      throw apiErrors.consumerNotFound();
+    }
+    checks.pass("the install's consumer is active");
+    if (!checks.verify(!install.needsReauth, "the install is not flagged for re-authorization (NEEDS_REAUTH)")) {
       throw apiErrors.needsReauth(install.installId, ctx.config.client.appName, reauthUrl(ctx, install.installId));
     }
     // The consumer's scopes follow the install, so a re-consent widens existing tokens too (contract §3).
-    if (rule && !(rule.access === "write" ? allowsWrite : allowsRead)(consumer.scopes, rule.resource)) throw apiErrors.accessForbidden(rule.display);
+    if (rule && !checks.verify((rule.access === "write" ? allowsWrite : allowsRead)(consumer.scopes, rule.resource), `the install's granted scopes allow this (${rule.display})`)) {
+      throw apiErrors.accessForbidden(rule.display);
+    }
     const operator = findOperator(ctx, install.operatorId);
     if (!operator) throw apiErrors.invalidAccessToken();
     return { install, consumer, operator };
@@ -175,8 +205,10 @@ export function apiRoutes(ctx: SandboxContext): Hono {
   /**
    * Wraps a handler: resolve the token, apply an armed fault, admit, run, map errors; then log method/path/install/
    * status to the event log and count the request for the install (api/counters.ts).
+   * `identity`: the handshake's own call (GET /consumers/me): its event also lists what was checked and names the
+   * handshake of the token's chain (README decision 52). Other calls leave both out: a sync makes thousands.
    */
-  function route(rule: ScopeRule | null, handler: (c: Context, caller: Caller) => Response | Promise<Response>) {
+  function route(rule: ScopeRule | null, handler: (c: Context, caller: Caller) => Response | Promise<Response>, options: { identity?: boolean } = {}) {
     return async (c: Context): Promise<Response> => {
       const url = new URL(c.req.url);
       let installId: number | null = null;
@@ -186,23 +218,26 @@ export function apiRoutes(ctx: SandboxContext): Hono {
       let response: Response | null = null;
       // How a latency or timeout fault's wait ended (null: none waited).
       let held: HoldOutcome | null = null;
+      const checks = new Checks();
+      let handshake: string | null = null;
       try {
-        const install = resolveInstall(c);
+        const { install, chainId } = resolveInstall(c, checks);
         installId = install.installId;
+        handshake = handshakeOfChain(ctx, chainId);
         ctx.apiRequests.arrived(installId, ctx.clock.nowMs());
         fault = ctx.apiFaults.take(url.pathname.startsWith(API_BASE) ? url.pathname.slice(API_BASE.length) || "/" : url.pathname, installId);
         if (fault) ctx.apiRequests.faulted(installId);
         if (fault?.mode === "latency") {
           // A slow service: the request is processed as usual once the wait is over, unless the client gave up first.
           held = await ctx.apiFaults.hold(fault.latencyMs, c.req.raw.signal);
-          if (held === "elapsed") response = await handler(c, admit(c, install, rule));
+          if (held === "elapsed") response = await handler(c, admit(c, install, rule, checks));
         } else if (fault?.mode === "timeout") {
           // Accepted and never answered: held until the client gives up, the hold ends or the sandbox closes, then dropped.
           held = await ctx.apiFaults.hold(fault.holdMs, c.req.raw.signal);
         } else if (fault) {
           throwFaultAnswer(c, install, fault);
         } else {
-          response = await handler(c, admit(c, install, rule));
+          response = await handler(c, admit(c, install, rule, checks));
         }
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
@@ -218,6 +253,13 @@ export function apiRoutes(ctx: SandboxContext): Hono {
         status: response?.status ?? null,
         error_code: errorCode,
         ...(fault ? { fault: fault.mode } : {}),
+        ...(options.identity
+          ? {
+              handshake,
+              checks: checks.list(),
+              answer: response === null ? "connection dropped: no answer" : `${response.status}${errorCode ? ` ${errorCode}` : fault ? ` (fault ${fault.mode})` : ": who the token belongs to (operatorId, scopes, installId…)"}`,
+            }
+          : {}),
       });
       if (installId !== null) ctx.apiRequests.answered(installId, response?.status ?? "no_answer");
       return response ?? dropConnection(c);
@@ -246,6 +288,7 @@ export function apiRoutes(ctx: SandboxContext): Hono {
         // consumer's) is not. Apps must treat it as optional and fall back to the operator id.
         operatorName: operator.operator.name,
       }),
+      { identity: true },
     ),
   );
 

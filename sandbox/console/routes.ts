@@ -7,8 +7,12 @@ import { OFFLINE_ACCESS, SCOPE_PATTERN } from "../config.js";
 import type { SandboxContext } from "../context.js";
 import { findOperator } from "../context.js";
 import { energyBetaOf, setEnergyBeta } from "../energy-beta.js";
+import { HANDSHAKE_ID_PATTERN } from "../handshake.js";
 import { SCOPES_SUPPORTED } from "../scopes.js";
 import { consolePage, type ConsoleView } from "../views/console.js";
+import { handshakePage } from "../views/handshake.js";
+import { errorPage } from "../views/layout.js";
+import { listHandshakes } from "./handshake.js";
 
 const scopeSchema = z.string().regex(SCOPE_PATTERN, "each scope must look like <resource> or <resource>:read|write|delete");
 const scopesFormSchema = z.object({
@@ -28,6 +32,12 @@ const energyBetaFormSchema = z.object({
   operatorId: z.coerce.number().int().positive(),
   enabled: z.enum(["true", "false"]).transform((value) => value === "true"),
 });
+const handshakeQuerySchema = z.object({
+  id: z.string().regex(HANDSHAKE_ID_PATTERN).optional(),
+  install_id: z.coerce.number().int().positive().optional(),
+});
+/** Handshakes listed beside the one shown. */
+const RECENT_HANDSHAKES = 20;
 const consoleQuerySchema = z.object({
   change: z.enum(["widened", "narrowed", "unchanged"]).optional(),
   flagged: z.coerce.number().int().min(0).optional(),
@@ -78,6 +88,32 @@ export function consoleRoutes(ctx: SandboxContext): Hono {
             : { kind: "success", text: "Scopes saved: nothing was added or removed." };
     }
     return c.html(consolePage(view(notice, null)));
+  });
+
+  // Each request of an install handshake with what was checked (README decision 52): the latest, one install's
+  // latest (?install_id=N), or one by id (?id=hs_…).
+  app.get("/handshake", (c) => {
+    const query = handshakeQuerySchema.safeParse(c.req.query());
+    if (!query.success) return c.html(errorPage({ title: "Bad request", message: "Expected ?id=hs_… or ?install_id=<positive integer>." }), 400);
+    const { id, install_id: installId } = query.data;
+    const all = listHandshakes(ctx.store.state.events);
+    const recent = installId === undefined ? all : all.filter((h) => h.installId === installId);
+    const selected = id !== undefined ? all.find((h) => h.id === id) : recent[0];
+    const missing =
+      id !== undefined && !selected
+        ? `Handshake ${id} is not in the event log (it keeps the newest 5,000 events).`
+        : installId !== undefined && !selected
+          ? `No handshake of install_id ${installId} in the event log (it keeps the newest 5,000 events; bulk installs have none).`
+          : null;
+    const view = handshakePage({
+      selected: selected ?? null,
+      recent: recent.slice(0, RECENT_HANDSHAKES),
+      installId: installId ?? null,
+      missing,
+      operatorName: (operatorId) => (operatorId === null ? "unknown operator" : (findOperator(ctx, operatorId)?.operator.name ?? `operator ${operatorId}`)),
+      redirectUri: ctx.config.client.redirectUri,
+    });
+    return c.html(view, missing ? 404 : 200);
   });
 
   app.post("/scopes", async (c) => {

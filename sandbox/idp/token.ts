@@ -3,7 +3,8 @@
 // - authorization_code: single use; a second use revokes the tokens minted from the first (fosite).
 // - refresh_token: rotation; the used token dies, every earlier access token of the chain is revoked,
 //   and presenting a used refresh token revokes the whole chain (contract §3).
-// Every call is written to the event log with grant type, install_id and outcome: never a token, code or secret,
+// Every call is written to the event log with grant type, install_id, outcome and the checks it made, in order
+// (README decision 52): never a token, code or secret,
 // and counted per install for GET /_sandbox/installs/:id/token-stats. Armed faults (faults.ts) are applied here.
 import { Hono } from "hono";
 import { z } from "zod";
@@ -12,10 +13,11 @@ import type { SandboxContext } from "../context.js";
 import { dropConnection } from "../drop-connection.js";
 import { sha256Hex } from "../crypto.js";
 import type { AppliedTokenFault } from "../faults.js";
-import { ACCESS_TOKEN_EXPIRES_IN_SECONDS } from "../lifetimes.js";
+import { Checks } from "../handshake.js";
+import { ACCESS_TOKEN_EXPIRES_IN_SECONDS, ACCESS_TOKEN_TTL_MS, AUTHORIZATION_CODE_TTL_MS, REFRESH_TOKEN_TTL_MS } from "../lifetimes.js";
 import { GENERIC_ERROR_DESCRIPTION, type IdpBehaviour } from "./behaviour.js";
 import { HINTS, OAuthError } from "./errors.js";
-import { findToken, issueTokenPair, revokeAccessTokensOfChain, revokeChain } from "./tokens.js";
+import { findToken, handshakeOfChain, issueTokenPair, revokeAccessTokensOfChain, revokeChain } from "./tokens.js";
 
 const tokenFormSchema = z.object({
   grant_type: z.string().optional(),
@@ -56,6 +58,11 @@ interface CallNotes {
   grantType: string | null;
   installId: number | null;
   detail: string | null;
+  /** The install handshake an authorization_code call belongs to (README decision 52). */
+  handshake: string | null;
+  /** What the call was checked for, in order, and what it issued: names and lifetimes, never values. */
+  checks: Checks;
+  results: string[];
 }
 
 /** fosite's server_error description, used for injected 500s. */
@@ -71,9 +78,9 @@ function sleep(ms: number): Promise<void> {
 }
 
 /** Parses the body as a form, first value wins for repeated fields (as Go's url.Values.Get does). */
-async function readForm(request: Request): Promise<TokenForm> {
+async function readForm(request: Request, checks = new Checks()): Promise<TokenForm> {
   const contentType = request.headers.get("content-type") ?? "";
-  if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(contentType)) {
+  if (!checks.verify(/^application\/x-www-form-urlencoded\s*(;|$)/i.test(contentType), "the body is application/x-www-form-urlencoded")) {
     throw new OAuthError("invalid_request", HINTS.notAForm);
   }
   const params = new URLSearchParams(await request.text());
@@ -84,10 +91,12 @@ async function readForm(request: Request): Promise<TokenForm> {
 }
 
 /** client_secret_post only. Credentials in an Authorization: Basic header are refused as Hydra refuses them. */
-function authenticateClient(ctx: SandboxContext, request: Request, form: TokenForm): void {
+function authenticateClient(ctx: SandboxContext, request: Request, form: TokenForm, checks = new Checks()): void {
   const registered = ctx.config.client;
   const authorization = request.headers.get("authorization");
-  if (authorization && /^basic\s+/i.test(authorization)) {
+  const basic = authorization !== null && /^basic\s+/i.test(authorization);
+  checks.verify(!basic, "client authentication method is client_secret_post (credentials in the form, no Authorization: Basic)");
+  if (authorization && basic) {
     let basicId = "";
     try {
       const decoded = Buffer.from(authorization.replace(/^basic\s+/i, ""), "base64").toString("utf8");
@@ -99,43 +108,61 @@ function authenticateClient(ctx: SandboxContext, request: Request, form: TokenFo
     if (claimedId !== registered.clientId || !clientExists(ctx)) throw new OAuthError("invalid_client", HINTS.clientNotFound);
     throw new OAuthError("invalid_client", HINTS.basicNotAllowed);
   }
-  if (!form.client_id || form.client_id !== registered.clientId || !clientExists(ctx)) throw new OAuthError("invalid_client", HINTS.clientNotFound);
+  if (!checks.verify(!!form.client_id && form.client_id === registered.clientId && clientExists(ctx), "client_id is the registered client, and the client exists")) {
+    throw new OAuthError("invalid_client", HINTS.clientNotFound);
+  }
   // Wrong or missing secret (including one replaced by a re-issue): fosite answers with the bare description.
-  if (!form.client_secret || !clientSecretMatches(ctx, form.client_secret)) throw new OAuthError("invalid_client");
+  if (!checks.verify(!!form.client_secret && clientSecretMatches(ctx, form.client_secret), "client_secret matches the registered one")) throw new OAuthError("invalid_client");
+}
+
+/** What a successful grant issued, for the event log: lifetimes and scopes, never the values. */
+function issuedResults(scopes: readonly string[]): string[] {
+  return [
+    `access token issued: expires_in ${ACCESS_TOKEN_EXPIRES_IN_SECONDS} (lives ${ACCESS_TOKEN_TTL_MS / 1000} s)`,
+    `refresh token issued: lives ${REFRESH_TOKEN_TTL_MS / 86_400_000} days, single use (rotates)`,
+    `scope: ${scopes.join(" ")}`,
+  ];
 }
 
 function redeemAuthorizationCode(ctx: SandboxContext, form: TokenForm, notes: CallNotes): TokenResponseBody {
+  const { checks } = notes;
   const codeHash = sha256Hex(form.code ?? "");
   const code = ctx.store.state.codes[codeHash];
-  if (!code) throw new OAuthError("invalid_grant");
+  if (!code) {
+    checks.fail("the code is known");
+    throw new OAuthError("invalid_grant");
+  }
+  checks.pass("the code is known");
   notes.installId = code.installId;
 
-  if (code.usedAtMs !== null) {
+  if (!checks.verify(code.usedAtMs === null, "the code was not used before (single use)")) {
     // fosite: "If an authorize code is used twice, we revoke all refresh and access tokens associated with this request."
     const revocation = revokeChain(ctx, code.chainId, "code_reuse");
     if (revocation.firstRevocation) ctx.store.tokenStatsOf(code.installId).chainRevocations += 1;
     notes.detail = `code reused; ${revocation.tokensRevoked} token(s) of its chain revoked`;
+    notes.results.push(`every token minted from this code is revoked (${revocation.tokensRevoked} still active)`);
     throw new OAuthError("invalid_grant", HINTS.codeAlreadyUsed);
   }
-  if (code.expiresAtMs <= ctx.clock.nowMs()) {
+  if (!checks.verify(code.expiresAtMs > ctx.clock.nowMs(), `the code has not expired (lives ${AUTHORIZATION_CODE_TTL_MS / 1000} s)`)) {
     notes.detail = "code expired (1 minute)";
     throw new OAuthError("invalid_grant"); // fosite wraps the expiry without a hint
   }
-  if (code.clientId !== form.client_id) throw new OAuthError("invalid_grant", HINTS.codeClientMismatch);
-  if (code.redirectUri !== form.redirect_uri) {
+  if (!checks.verify(code.clientId === form.client_id, "client_id is the one the code was issued to")) throw new OAuthError("invalid_grant", HINTS.codeClientMismatch);
+  if (!checks.verify(code.redirectUri === form.redirect_uri, "redirect_uri equals the one of the authorization request")) {
     notes.detail = "redirect_uri differs from the authorization request";
     throw new OAuthError("invalid_grant", HINTS.codeRedirectMismatch);
   }
-  if (form.code_verifier) {
+  if (!checks.verify(!form.code_verifier, "no code_verifier (no PKCE was started)")) {
     // No code_challenge was ever accepted for this client, so there is no PKCE data to check against.
     notes.detail = "code_verifier sent without a code_challenge";
     throw new OAuthError("invalid_grant", HINTS.pkceDataMissing);
   }
   const install = ctx.store.findInstall(code.installId);
-  if (!install || install.status !== "active") throw new OAuthError("invalid_grant");
+  if (!checks.verify(install?.status === "active", "the install is active")) throw new OAuthError("invalid_grant");
 
   code.usedAtMs = ctx.clock.nowMs();
   const tokens = issueTokenPair(ctx, { chainId: code.chainId, clientId: code.clientId, installId: code.installId, scopes: code.scopes });
+  notes.results.push("the code is spent", ...issuedResults(code.scopes));
   return {
     access_token: tokens.accessToken,
     expires_in: ACCESS_TOKEN_EXPIRES_IN_SECONDS,
@@ -147,35 +174,39 @@ function redeemAuthorizationCode(ctx: SandboxContext, form: TokenForm, notes: Ca
 
 /** `holdMs`: extra time the rotation holds its in-flight marker (an injected delay), on top of SANDBOX_REFRESH_DELAY_MS. */
 async function rotateRefreshToken(ctx: SandboxContext, form: TokenForm, notes: CallNotes, holdMs: number): Promise<TokenResponseBody> {
+  const { checks } = notes;
   const found = findToken(ctx, form.refresh_token ?? "", "refresh");
   if (!found) {
+    checks.fail("the refresh token is known");
     // Deleted (after a reuse or an uninstall) or never issued. Counted against its install when it is remembered.
     notes.installId = ctx.store.installOfDeletedToken(sha256Hex(form.refresh_token ?? "")) ?? null;
     throw new OAuthError("invalid_grant", HINTS.refreshNotFound);
   }
+  checks.pass("the refresh token is known");
   const { hash, token } = found;
   notes.installId = token.installId;
 
   // Another request is rotating this very token right now: fosite's serialization failure.
-  if (ctx.refreshesInFlight.has(hash)) {
+  if (!checks.verify(!ctx.refreshesInFlight.has(hash), "no other refresh with this token is in flight")) {
     notes.detail = "concurrent refresh with the same token";
     throw new OAuthError("invalid_request", HINTS.refreshConcurrent);
   }
-  if (token.status !== "active") {
+  if (!checks.verify(token.status === "active", "the refresh token was not used before (single use)")) {
     // contract §3: an already-used refresh token presented again revokes the entire chain.
     ctx.store.deleteToken(hash);
     const revocation = revokeChain(ctx, token.chainId, "refresh_token_reuse");
     if (revocation.firstRevocation) ctx.store.tokenStatsOf(token.installId).chainRevocations += 1;
     notes.detail = `refresh token reused; chain revoked (${revocation.tokensRevoked} more token(s))`;
+    notes.results.push(`the whole chain is revoked (${revocation.tokensRevoked} token(s) still active)`);
     throw new OAuthError("invalid_grant", HINTS.refreshAlreadyUsed);
   }
-  if (token.expiresAtMs <= ctx.clock.nowMs()) {
+  if (!checks.verify(token.expiresAtMs > ctx.clock.nowMs(), `the refresh token has not expired (lives ${REFRESH_TOKEN_TTL_MS / 86_400_000} days)`)) {
     notes.detail = "refresh token expired (30 days)";
     throw new OAuthError("invalid_grant", HINTS.refreshExpired);
   }
-  if (token.clientId !== form.client_id) throw new OAuthError("invalid_grant", HINTS.refreshClientMismatch);
+  if (!checks.verify(token.clientId === form.client_id, "client_id is the one the token was issued to")) throw new OAuthError("invalid_grant", HINTS.refreshClientMismatch);
   const install = ctx.store.findInstall(token.installId);
-  if (!install || install.status !== "active") throw new OAuthError("invalid_grant", HINTS.refreshNotFound);
+  if (!checks.verify(install?.status === "active", "the install is active")) throw new OAuthError("invalid_grant", HINTS.refreshNotFound);
 
   ctx.refreshesInFlight.add(hash);
   ctx.refreshesInFlightPeak.value = Math.max(ctx.refreshesInFlightPeak.value, ctx.refreshesInFlight.size);
@@ -183,9 +214,15 @@ async function rotateRefreshToken(ctx: SandboxContext, form: TokenForm, notes: C
     // Held across an await so that a second request "at the same instant" finds the marker (tests set the delay).
     await sleep(ctx.config.refreshDelayMs + holdMs);
     const current = ctx.store.state.tokens[hash];
-    if (!current || current.status !== "active") throw new OAuthError("invalid_request", HINTS.refreshRetry);
+    if (!current || current.status !== "active") {
+      checks.fail("the token is still unused after the wait");
+      throw new OAuthError("invalid_request", HINTS.refreshRetry);
+    }
     const live = ctx.store.findInstall(token.installId);
-    if (!live || live.status !== "active") throw new OAuthError("invalid_grant", HINTS.refreshNotFound);
+    if (!live || live.status !== "active") {
+      checks.fail("the install is still active after the wait");
+      throw new OAuthError("invalid_grant", HINTS.refreshNotFound);
+    }
     current.status = "used";
     // public-facts: a successful refresh revokes every earlier access token of the grant at once.
     revokeAccessTokensOfChain(ctx, token.chainId);
@@ -193,6 +230,7 @@ async function rotateRefreshToken(ctx: SandboxContext, form: TokenForm, notes: C
     const scopes = [...live.scopes];
     const tokens = issueTokenPair(ctx, { chainId: token.chainId, clientId: token.clientId, installId: token.installId, scopes });
     ctx.store.tokenStatsOf(token.installId).refreshesIssued += 1;
+    notes.results.push("the used refresh token is spent; every earlier access token of the chain is revoked", ...issuedResults(scopes));
     return {
       access_token: tokens.accessToken,
       expires_in: ACCESS_TOKEN_EXPIRES_IN_SECONDS,
@@ -206,8 +244,8 @@ async function rotateRefreshToken(ctx: SandboxContext, form: TokenForm, notes: C
 }
 
 async function handleTokenRequest(ctx: SandboxContext, request: Request, form: TokenForm, notes: CallNotes, holdMs: number): Promise<TokenResponseBody> {
-  if (!form.grant_type) throw new OAuthError("invalid_request", HINTS.grantTypeMissing);
-  authenticateClient(ctx, request, form);
+  if (!notes.checks.verify(!!form.grant_type, "grant_type is present")) throw new OAuthError("invalid_request", HINTS.grantTypeMissing);
+  authenticateClient(ctx, request, form, notes.checks);
   switch (form.grant_type) {
     case "authorization_code":
       await sleep(holdMs);
@@ -215,8 +253,23 @@ async function handleTokenRequest(ctx: SandboxContext, request: Request, form: T
     case "refresh_token":
       return rotateRefreshToken(ctx, form, notes, holdMs);
     default:
+      notes.checks.fail("grant_type is authorization_code or refresh_token");
       throw new OAuthError("unsupported_grant_type");
   }
+}
+
+/** The handshake of an authorization_code call, from its code's chain (README decision 52); looked up, not checked. */
+function handshakeOfRequest(ctx: SandboxContext, form: TokenForm): string | null {
+  if (form.grant_type !== "authorization_code") return null;
+  const code = ctx.store.state.codes[sha256Hex(form.code ?? "")];
+  return code ? handshakeOfChain(ctx, code.chainId) : null;
+}
+
+/** What the client got back, in words (values are never logged). */
+function answerOf(outcome: string, answered: number | null, fault: AppliedTokenFault | null): string {
+  if (answered === null) return "connection dropped: no answer";
+  if (fault && answered === 500) return "500 server_error (an injected fault)";
+  return answered === 200 ? "200 with access_token, refresh_token, token_type, expires_in and scope" : `${answered} ${outcome}`;
 }
 
 /** The install a request concerns, without performing it (for calls a fault answers before processing). */
@@ -249,6 +302,10 @@ export function tokenRoutes(ctx: SandboxContext): Hono {
       status: answered,
       detail: notes.detail,
       fault: faultLabel,
+      handshake: notes.handshake,
+      checks: notes.checks.list(),
+      results: notes.results,
+      answer: answerOf(outcome, answered, fault),
     });
     ctx.log(
       `token grant=${notes.grantType ?? "-"} install=${notes.installId ?? "-"} → ${answered ?? "connection dropped"} ${outcome}${notes.detail ? ` (${notes.detail})` : ""}${faultLabel ? ` [fault ${faultLabel}]` : ""}`,
@@ -256,18 +313,20 @@ export function tokenRoutes(ctx: SandboxContext): Hono {
   }
 
   app.post("/oauth2/token", async (c) => {
-    const notes: CallNotes = { grantType: null, installId: null, detail: null };
+    const notes: CallNotes = { grantType: null, installId: null, detail: null, handshake: null, checks: new Checks(), results: [] };
     let status: 200 | 400 | 401 | 403 = 200;
     let body: TokenResponseBody | { error: string; error_description: string };
     let fault: AppliedTokenFault | null = null;
     try {
-      const form = await readForm(c.req.raw);
+      const form = await readForm(c.req.raw, notes.checks);
       notes.grantType = form.grant_type ?? null;
+      notes.handshake = handshakeOfRequest(ctx, form);
       fault = ctx.faults.take(notes.grantType);
       if (fault && (fault.mode === "error500" || fault.mode === "drop-connection")) {
         // The request is not performed: the refresh token (or code) stays exactly as it was.
         notes.installId = installOfRequest(ctx, form);
         notes.detail = "fault injected before processing; nothing was performed";
+        notes.results.push(`fault ${fault.mode}: nothing was checked or performed`);
         await sleep(fault.delayMs);
         if (fault.mode === "error500") {
           recordCall(notes, "not_performed", 500, fault);

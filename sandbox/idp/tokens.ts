@@ -11,13 +11,15 @@ export const AUTHORIZATION_CODE_PREFIX = "volt_ac_";
 
 export function issueAuthorizationCode(
   ctx: SandboxContext,
-  grant: { clientId: string; redirectUri: string; scopes: string[]; installId: number },
+  grant: { clientId: string; redirectUri: string; scopes: string[]; installId: number; handshake?: string | null },
 ): string {
   const code = `${AUTHORIZATION_CODE_PREFIX}${randomString(32)}`;
   const now = ctx.clock.nowMs();
   const chainId = `chain_${randomString(12)}`;
   const record: CodeRecord = {
-    ...grant,
+    clientId: grant.clientId,
+    redirectUri: grant.redirectUri,
+    installId: grant.installId,
     scopes: [...grant.scopes],
     chainId,
     issuedAtMs: now,
@@ -26,7 +28,14 @@ export function issueAuthorizationCode(
   };
   ctx.store.state.codes[sha256Hex(code)] = record;
   // The chain (fosite's request ID) starts with the code; token-stats reports on the install's newest one.
-  ctx.store.state.chains[chainId] = { installId: grant.installId, createdAtMs: now, revokedAtMs: null, revokedReason: null };
+  // The chain remembers its handshake, so the token call and the API calls of the code's tokens name it (decision 52).
+  ctx.store.state.chains[chainId] = {
+    installId: grant.installId,
+    createdAtMs: now,
+    revokedAtMs: null,
+    revokedReason: null,
+    ...(grant.handshake ? { handshake: grant.handshake } : {}),
+  };
   ctx.store.changed();
   return code;
 }
@@ -34,6 +43,11 @@ export function issueAuthorizationCode(
 export interface IssuedTokens {
   accessToken: string;
   refreshToken: string;
+}
+
+/** The handshake whose code started this chain (README decision 52), or null (bulk installs, older state). */
+export function handshakeOfChain(ctx: SandboxContext, chainId: string): string | null {
+  return ctx.store.state.chains[chainId]?.handshake ?? null;
 }
 
 /** Mints an access token and a refresh token in the given chain (offline_access is always granted here). */

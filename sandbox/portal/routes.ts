@@ -9,6 +9,7 @@ import { reauthUrl, requestedScopes } from "../app-registration.js";
 import { reauthReturnUrl } from "../config.js";
 import type { SandboxContext } from "../context.js";
 import { findOperator } from "../context.js";
+import { Checks } from "../handshake.js";
 import { buildPortalAuthorizationUrl } from "../idp/auth-ticket.js";
 import { CONFIG_CURRENCIES } from "../install-config.js";
 import { configOf, grantReauthorization, revokeInstall, siteIdsOf, updateInstallConfig } from "../installs.js";
@@ -43,6 +44,11 @@ const configFormSchema = z.object({
 });
 
 const DELIVERY_ROWS_SHOWN = 200;
+
+/** The portal's first check of a handshake (README decision 52). The sandbox's sign-in is picking the operator. */
+function operatorKnown(name: string): string {
+  return `operator known: ${name} (the sandbox's sign-in: picked in the portal, cookie ${OPERATOR_COOKIE})`;
+}
 
 export function portalRoutes(ctx: SandboxContext): Hono {
   const app = new Hono();
@@ -100,7 +106,9 @@ export function portalRoutes(ctx: SandboxContext): Hono {
     const data = params.success ? findOperator(ctx, params.data.operatorId) : undefined;
     if (!data) return c.html(errorPage({ title: "Unknown operator", message: "Pick an operator from the list." }), 404);
     setCookie(c, OPERATOR_COOKIE, String(data.operator.id), { path: "/", httpOnly: true, sameSite: "Lax" });
-    return c.redirect(buildPortalAuthorizationUrl(ctx, data.operator.id), 303);
+    const checks = new Checks();
+    checks.pass(operatorKnown(data.operator.name));
+    return c.redirect(buildPortalAuthorizationUrl(ctx, data.operator.id, {}, "connect", { by: "portal", checks }), 303);
   });
 
   // Open (README decision 48): the way back in for an installed app. The portal builds the authorization request
@@ -112,11 +120,15 @@ export function portalRoutes(ctx: SandboxContext): Hono {
     const data = params.success ? findOperator(ctx, params.data.operatorId) : undefined;
     if (!data) return c.html(errorPage({ title: "Unknown operator", message: "Pick an operator from the list." }), 404);
     setCookie(c, OPERATOR_COOKIE, String(data.operator.id), { path: "/", httpOnly: true, sameSite: "Lax" });
-    if (!ctx.store.findActiveInstall(data.operator.id, ctx.config.client.clientId)) {
+    const installed = ctx.store.findActiveInstall(data.operator.id, ctx.config.client.clientId);
+    if (!installed) {
       // A catalogue page left open across an uninstall: nothing to open; installing again is Connect.
       return c.html(errorPage({ title: "Not installed", message: "This app is not installed for this operator. Connect it from the app catalogue.", who: data.operator.name }), 409);
     }
-    return c.redirect(buildPortalAuthorizationUrl(ctx, data.operator.id, {}, "open"), 303);
+    const checks = new Checks();
+    checks.pass(operatorKnown(data.operator.name));
+    checks.pass(`the operator has an active install of the app (install_id ${installed.installId})`);
+    return c.redirect(buildPortalAuthorizationUrl(ctx, data.operator.id, {}, "open", { by: "portal", checks }), 303);
   });
 
   // Uninstall (contract §3): revokes the install at any time; install.revoked is sent.

@@ -47,6 +47,8 @@ export function consolePage(view: ConsoleView): ReturnType<typeof layout> {
             <tr><th>Webhook URL</th><td><code>${view.webhookUrl}</code> · <a href="/portal/deliveries">delivery log</a></td></tr>
           </tbody>
         </table>
+        <p class="muted">Watch an install happen: <a href="/console/handshake">the latest handshake</a>, each request in
+          order with what the service checked.</p>
       </div>
       <div class="card">
         <h2>Requested scopes</h2>
@@ -75,7 +77,7 @@ export function consolePage(view: ConsoleView): ReturnType<typeof layout> {
         ${view.installs.length === 0
           ? html`<p class="muted">No installs yet: an operator connects the app from the <a href="/portal">operator portal</a>.</p>`
           : html`<table class="events" aria-label="Installs">
-              <thead><tr><th>install_id</th><th>Operator</th><th>Status</th><th>Granted scopes</th><th>Re-authorization</th></tr></thead>
+              <thead><tr><th>install_id</th><th>Operator</th><th>Status</th><th>Granted scopes</th><th>Re-authorization</th><th>Handshake</th></tr></thead>
               <tbody>
                 ${view.installs.map(
                   ({ install, operatorName, reauthUrl }) => html`<tr data-install-id="${install.installId}">
@@ -86,6 +88,7 @@ export function consolePage(view: ConsoleView): ReturnType<typeof layout> {
                     <td>${install.needsReauth && reauthUrl
                       ? html`<span class="badge warn">Needs re-authorization</span> <a href="${reauthUrl}">reauth_url</a>`
                       : "—"}</td>
+                    <td><a href="/console/handshake?install_id=${install.installId}" aria-label="Handshake of install_id ${install.installId}">handshake</a></td>
                   </tr>`,
                 )}
               </tbody>

@@ -53,6 +53,23 @@ const STYLES = `
   input[type=text], select { font: inherit; padding:6px 8px; border:1px solid var(--line); border-radius:6px; }
   input[type=text] { width: 100%; }
   .success { background:#e3f4ee; border:1px solid #b9e2d3; color:#0b5a45; border-radius:8px; padding:10px 14px; }
+  .sr { position:absolute; width:1px; height:1px; overflow:hidden; clip:rect(0 0 0 0); white-space:nowrap; }
+  .badge.bad-badge { background:#fde8e6; color: var(--danger); }
+  ol.steps { list-style:none; padding:0; margin:12px 0 0; }
+  ol.steps > li { border:1px solid var(--line); border-left:4px solid var(--accent); border-radius:8px; padding:10px 12px; margin:10px 0; overflow-wrap:anywhere; }
+  ol.steps > li.failed { border-left-color: var(--danger); background:#fffafa; }
+  ol.steps > li.note { border-style:dashed; border-left-width:1px; color:var(--muted); font-size:13px; }
+  .step-head { display:flex; flex-wrap:wrap; gap:4px 10px; align-items:baseline; }
+  .step-n { font-weight:700; min-width:1.2em; }
+  .caller { font-size:12px; font-weight:600; padding:1px 8px; border-radius:999px; background:#eef1f5; color:var(--ink); }
+  .caller.app { background:#e8eefc; color:#1d3f91; }
+  .caller.service { background:#f3e8fc; color:#5b2191; }
+  .step-title { margin-top:4px; font-size:14px; }
+  ul.checks { list-style:none; padding:0; margin:8px 0 0; font-size:14px; }
+  ul.checks li { position:relative; padding:2px 0 2px 22px; }
+  ul.checks .mark { position:absolute; left:0; width:18px; text-align:center; }
+  ul.results { margin:6px 0 0; padding-left:20px; font-size:13px; color:var(--muted); }
+  .answer { margin-top:6px; font-size:13px; }
 `;
 
 /** Which part of the service a page belongs to: it names the header. */

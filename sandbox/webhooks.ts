@@ -232,7 +232,9 @@ export function createWebhookSender(
 
   function envelopeBody(delivery: DeliveryRecord, deliveredAt: number): string {
     const envelope: WebhookEnvelope = { id: delivery.id, type: delivery.type, delivered_at: deliveredAt, data: delivery.data };
-    return JSON.stringify(envelope);
+    // Pretty-printed, as many services send JSON (decision 53): a receiver that verifies the signature over
+    // JSON.stringify(await request.json()) instead of the raw bytes fails here, not first in production.
+    return JSON.stringify(envelope, null, 2);
   }
 
   function summary(delivery: DeliveryRecord, mode: WebhookMode | null, attempts: AttemptResult[]): DeliveryResult {

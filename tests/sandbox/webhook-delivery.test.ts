@@ -304,3 +304,20 @@ describe("delivery modes (POST /_sandbox/webhook-modes)", () => {
     expect((await controlRaw(env, "POST", "/webhook-modes", body)).status).toBe(400);
   });
 });
+
+// Decision 53: the body's bytes are not what JSON.stringify makes of it, so a receiver that verifies a
+// re-serialized body (the README's Gotchas) fails against the sandbox at once.
+describe("the body's bytes", () => {
+  it("are pretty-printed JSON: the signature matches the bytes sent, not JSON.stringify of the parsed body", async () => {
+    await installAndRedeem(env, 1001);
+    const delivery = env.webhooks.received[0]!;
+    const raw = delivery.rawBody.toString("utf8");
+    expect(raw).toContain('\n  "type": "install.created"');
+    expect(signatureOk(0)).toBe(true);
+
+    const reserialized = JSON.stringify(JSON.parse(raw));
+    expect(reserialized).not.toBe(raw);
+    const overReserialized = `sha256=${createHmac("sha256", WEBHOOK_SECRET).update(reserialized).digest("hex")}`;
+    expect(delivery.headers["x-volt-signature"]).not.toBe(overReserialized);
+  });
+});

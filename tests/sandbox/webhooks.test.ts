@@ -25,7 +25,8 @@ describe("install.created", () => {
     expect(verify(delivery.rawBody, typeof header === "string" ? header : undefined, WEBHOOK_SECRET)).toBe(true);
     expect(verify(delivery.rawBody, typeof header === "string" ? header : undefined, "another-secret")).toBe(false);
     // Re-serializing is not the same bytes: a verifier must use the raw body.
-    const tampered = Buffer.from(delivery.rawBody.toString("utf8").replace('"install_id":1', '"install_id":2'));
+    const tampered = Buffer.from(delivery.rawBody.toString("utf8").replace(/"install_id":\s*1\b/, '"install_id": 2'));
+    expect(tampered.equals(delivery.rawBody)).toBe(false);
     expect(verify(tampered, typeof header === "string" ? header : undefined, WEBHOOK_SECRET)).toBe(false);
   });
 

@@ -14,7 +14,7 @@
 //     an install re-consented elsewhere does not stay stopped for ever.
 // That is a handful of calls a day for a flagged install, against a budget of 1,000 a minute
 // (contract §8): "stop calling the API" in the sense that matters (no data reads, no sync), while
-// never leaving an install stuck. docs/spec-gaps.md (A30) records this reading. Settling a refresh
+// never leaving an install stuck. docs/spec-gaps.md (A24) records this reading. Settling a refresh
 // whose outcome is unknown also probes the old token once (lib/oauth/refresh.ts), because
 // keep-alive refreshes flagged installs too.
 import "server-only";

@@ -194,6 +194,19 @@ async function startBareIngestServer(env: Record<string, string>): Promise<{ url
   return { url, stop: () => stopProcess(managed) };
 }
 
+/** A second process of the app's production server, same build and configuration, on its own port. */
+async function startSecondApp(): Promise<{ url: string; stop: () => Promise<void> }> {
+  const port = 3400 + OFFSET;
+  const serverJs = path.resolve(stack.env.NEXT_DIST_DIR || ".next", "standalone", "server.js");
+  const managed = startProcess("app-2", process.execPath, [serverJs], {
+    env: { ...process.env, ...stack.env, NODE_ENV: "production", PORT: String(port), HOSTNAME: "localhost" },
+    quiet: true,
+  });
+  const url = `http://localhost:${port}`;
+  await waitForHttp(`${url}/`, 60_000, managed);
+  return { url, stop: () => stopProcess(managed) };
+}
+
 /** `total` distinct signed install.created deliveries for operators nobody has installed yet. */
 function freshDeliveries(secret: string, total: number) {
   // Distinct install_ids within PostgreSQL's integer range (docs/spec-gaps.md A22).
@@ -304,15 +317,19 @@ try {
     console.log(`\n== refresh storm (${STORM_INSTALLS} installs expiring together, ${STORM_PAGES_PER_INSTALL} dashboards each at once, identity provider latency ${STORM_IDP_LATENCY_MS} ms) ==`);
     const installs: Awaited<ReturnType<typeof installViaPortal>>[] = [];
     for (let i = 0; i < STORM_INSTALLS; i++) installs.push(await installViaPortal(1004 + i));
-    /** All the pages at once; when each was served (ms from the start) and how many failed. */
-    const allPagesAtOnce = async () => {
+    /**
+     * All the pages at once; when each was served (ms from the start) and how many failed. With more
+     * than one app process, an install's pages go to each in turn, so its refresh is contended across
+     * processes too (one refresh per install across instances, lib/oauth/refresh-lock.ts).
+     */
+    const allPagesAtOnce = async (appUrls: string[] = [stack.env.APP_URL!]) => {
       const servedAt: number[] = [];
       let failed = 0;
       const started = performance.now();
       await Promise.all(
         installs.flatMap((install) =>
-          Array.from({ length: STORM_PAGES_PER_INSTALL }, async () => {
-            const response = await fetch(`${stack.env.APP_URL}/dashboard/charge-points`, { headers: { cookie: install.sessionCookie } });
+          Array.from({ length: STORM_PAGES_PER_INSTALL }, async (_, page) => {
+            const response = await fetch(`${appUrls[page % appUrls.length]}/dashboard/charge-points`, { headers: { cookie: install.sessionCookie } });
             const html = await response.text();
             servedAt.push(performance.now() - started);
             // A page that shows a read failure (role="alert") instead of the charge points counts as failed.
@@ -345,6 +362,34 @@ try {
     );
     console.log(`${"last page served after".padEnd(44)} ${(Math.max(...storm.servedAt) / 1000).toFixed(2)} s (target < 3 s at 1 s latency)`);
     console.log(`${"what the refreshes added (storm - no refresh)".padEnd(44)} ${((Math.max(...storm.servedAt) - Math.max(...baseline.servedAt)) / 1000).toFixed(2)} s`);
+
+    // The same storm on two app processes of the same build, as compose.yaml runs two replicas: a
+    // Node.js server renders on one thread, so one process uses one core however many the machine has.
+    // Each install's pages go to both, so the one-refresh-per-install rule is held across processes.
+    const second = await startSecondApp();
+    try {
+      const appUrls = [stack.env.APP_URL!, second.url];
+      const twoBaseline = await allPagesAtOnce(appUrls);
+      await sql("UPDATE token_grants SET access_token_expires_at = now() - interval '1 minute' WHERE install_row_id = ANY($1)", [
+        installs.map((install) => install.installRowId),
+      ]);
+      const twoBefore = await control<Stats>("GET", "/token-stats");
+      if (STORM_IDP_LATENCY_MS > 0) {
+        await control("POST", "/faults", { tokenEndpoint: { mode: "delay", count: STORM_INSTALLS, delayMs: STORM_IDP_LATENCY_MS } });
+      }
+      const twoStorm = await allPagesAtOnce(appUrls);
+      const twoAfter = await control<Stats>("GET", "/token-stats");
+      console.log(`\ntwo app processes (one per core), each install's pages split between them:`);
+      summary("no refresh (fresh tokens), served after", twoBaseline.servedAt);
+      summary("storm (all tokens expired), served after", twoStorm.servedAt);
+      console.log(
+        `${"".padEnd(44)} token calls=${twoAfter.calls.refresh_token - twoBefore.calls.refresh_token}  chain revocations=${twoAfter.chain_revocations - twoBefore.chain_revocations}` +
+          `  failed pages=${twoStorm.failed + twoBaseline.failed} of ${twoStorm.servedAt.length + twoBaseline.servedAt.length}`,
+      );
+      console.log(`${"last page served after (two processes)".padEnd(44)} ${(Math.max(...twoStorm.servedAt) / 1000).toFixed(2)} s (target < 3 s at 1 s latency)`);
+    } finally {
+      await second.stop();
+    }
     await closeSql();
   }
 

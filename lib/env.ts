@@ -202,11 +202,11 @@ const EnvSchema = z.object({
   SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(25),
   /**
    * Token refreshes of different installs at once per process (lib/oauth/refresh-lock.ts): size it to
-   * what the identity provider can take. Each running refresh holds one connection of its own (for
-   * the install's lock), on top of DATABASE_POOL_SIZE, only while refreshes run. 25 serves 50
-   * installs expiring together in two rounds of the identity provider's latency.
+   * what the identity provider can take. It costs no connections: the locks of all of a process's
+   * refreshes share one (plus one for each refresh that waits for another process's lock). 50 serves
+   * 50 installs expiring together in one round of the identity provider's latency.
    */
-  REFRESH_CONCURRENCY: z.coerce.number().int().min(1).max(200).default(25),
+  REFRESH_CONCURRENCY: z.coerce.number().int().min(1).max(200).default(50),
   /**
    * Per-install jobs (keep-alive refreshes, install checks) each worker process runs at once, per
    * queue (lib/jobs/engine.ts). Refreshes are bounded by REFRESH_CONCURRENCY too; add workers to go

@@ -170,8 +170,9 @@ const stack = await startStack({
     ...(OFFSET ? { NEXT_DIST_DIR: `.next-bench-${OFFSET}` } : {}),
   },
   dataDir: OFFSET ? `.data/bench-${OFFSET}` : ".data/bench",
-  // Away from the test suites' ports (54330 + TEST_PORT_OFFSET), so a bench can run beside them.
-  databasePort: 54400 + OFFSET,
+  // Away from the test suites' ports (25430 + TEST_PORT_OFFSET, scripts/test.ts), so a bench can run
+  // beside them, and below the ephemeral port range for the same reason as theirs.
+  databasePort: 27500 + OFFSET,
   fresh: true,
   appMode: "start",
   quiet: true,

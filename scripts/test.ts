@@ -71,11 +71,16 @@ function startFailed(error: unknown): never {
   process.exit(1);
 }
 
+// The embedded databases' ports: below Linux's ephemeral range (32768-60999 by default), where the
+// source port of an outgoing connection (the suite makes thousands) can sit in TIME-WAIT on exactly
+// the port a new run wants, and the port check below would refuse a free machine.
+const TEST_DATABASE_PORT = 25430;
+
 // A server left over from an interrupted run would answer in place of the new one, with another
 // database and other secrets: stop before starting anything.
 // A whole run uses two stacks; one half (or TEST_DATABASE_URL: one database) runs on stack A alone.
 const twoStacks = !only && !process.env.TEST_DATABASE_URL;
-const ports = [3100, 4110, 54330, ...(twoStacks ? [3600, 4610, 55330] : [])].map((base) => base + OFFSET);
+const ports = [3100, 4110, TEST_DATABASE_PORT, ...(twoStacks ? [3600, 4610, TEST_DATABASE_PORT + 1000] : [])].map((base) => base + OFFSET);
 const taken = (await Promise.all(ports.map(async (port) => ((await isPortTaken(port)) ? port : undefined)))).filter((port) => port !== undefined);
 if (taken.length) {
   console.error(`[test] port${taken.length > 1 ? "s" : ""} ${taken.join(", ")} already in use (a run that was interrupted?): stop what listens there, or run with another TEST_PORT_OFFSET`);
@@ -91,7 +96,7 @@ const stackA = startStack({
   env: stackEnv({ app: 3100 + OFFSET, sandbox: 4110 + OFFSET }),
   databaseUrl: process.env.TEST_DATABASE_URL || undefined,
   dataDir: DATA_DIR,
-  databasePort: 54330 + OFFSET,
+  databasePort: TEST_DATABASE_PORT + OFFSET,
   fresh: true,
   appMode: "start",
   quiet: true,
@@ -102,7 +107,7 @@ const stackB: Promise<Stack | undefined> = twoStacks
   ? startStack({
       env: stackEnv({ app: 3600 + OFFSET, sandbox: 4610 + OFFSET }),
       dataDir: LANE_B_DIR,
-      databasePort: 55330 + OFFSET,
+      databasePort: TEST_DATABASE_PORT + 1000 + OFFSET,
       fresh: true,
       appMode: "start",
       quiet: true,

@@ -26,6 +26,8 @@ export type InstallSummary = {
   config: unknown;
   createdAt: Date;
   statusChangedAt: Date;
+  /** When the app last checked the install against the API (reconcile or re-authorization probe). */
+  lastReconciledAt: Date | null;
   /**
    * Who or what moved a lost install (REINSTALL_NEEDED) there: "staff" when the partner's staff
    * marked it for re-install (lib/admin/actions.ts), else the refresh or API failure that did. Null
@@ -38,11 +40,16 @@ export type InstallSummary = {
  * The install as a dashboard request sees it: reconciled with the API first when due
  * (lib/installs/reconcile.ts), then read. `cache` makes the layout and the page of one request
  * share one call, so the page never renders a state the layout has just changed.
+ *
+ * One query on the common path: the summary itself says whether a check is due, and is read again
+ * only after a check ran (it may have changed the state). Every statement before a page's first
+ * API call delays that call, and under load each one waits its turn behind every other request's.
  */
 export const loadDashboardInstall = cache(async (installRowId: string): Promise<InstallSummary | null> => {
+  const install = await fetchInstallSummary(installRowId);
+  if (!install) return null;
   // Webhooks may be lost (contract §6): check the install against the API now and then on a visit.
-  await reconcileOnVisit(installRowId);
-  return fetchInstallSummary(installRowId);
+  return (await reconcileOnVisit(install)) ? fetchInstallSummary(installRowId) : install;
 });
 
 export async function fetchInstallSummary(installRowId: string): Promise<InstallSummary | null> {
@@ -60,6 +67,7 @@ export async function fetchInstallSummary(installRowId: string): Promise<Install
       config: true,
       createdAt: true,
       statusChangedAt: true,
+      lastReconciledAt: true,
     },
   });
   if (install?.status !== "REINSTALL_NEEDED") return install;

@@ -63,20 +63,22 @@ export const VISIT_RECONCILE_INTERVAL_MS = 5 * 60 * 1000;
  * Reconcile on a dashboard visit, at most once per interval per install (the check is recorded in
  * the database, so it holds across instances and page views do not spend the rate budget). For a
  * flagged install, the visit is the operator coming back, perhaps from re-consenting: probe it when
- * due (lib/installs/reauth.ts).
+ * due (lib/installs/reauth.ts). `install` is the visit's own reading of the install; true when a
+ * check ran (the install's state may have changed since that reading).
  */
-export async function reconcileOnVisit(installRowId: string): Promise<void> {
-  const install = await db().install.findUnique({ where: { id: installRowId }, select: { status: true } });
-  if (install?.status === "NEEDS_REAUTH") {
+export async function reconcileOnVisit(install: { id: string; status: string; lastReconciledAt: Date | null }): Promise<boolean> {
+  if (install.status === "NEEDS_REAUTH") {
     // The operator may have re-consented anywhere (the banner's button, the portal, a support link).
-    await probeReauthorization(installRowId, "api", { minIntervalMs: REAUTH_VISIT_PROBE_INTERVAL_MS });
-    return;
+    return (await probeReauthorization(install.id, "api", { minIntervalMs: REAUTH_VISIT_PROBE_INTERVAL_MS })) !== "not_due";
   }
   const cutoff = new Date(Date.now() - VISIT_RECONCILE_INTERVAL_MS);
+  // Not due by the visit's own reading: nothing to claim (the common case, no statement at all).
+  if (install.status !== "ACTIVE" || (install.lastReconciledAt !== null && install.lastReconciledAt >= cutoff)) return false;
   // Claim the check first (compare-and-set), so simultaneous visits make one call between them.
   const { count } = await db().install.updateMany({
-    where: { id: installRowId, status: "ACTIVE", OR: [{ lastReconciledAt: null }, { lastReconciledAt: { lt: cutoff } }] },
+    where: { id: install.id, status: "ACTIVE", OR: [{ lastReconciledAt: null }, { lastReconciledAt: { lt: cutoff } }] },
     data: { lastReconciledAt: new Date() },
   });
-  if (count === 1) await reconcileInstall(installRowId, "interactive");
+  if (count === 1) await reconcileInstall(install.id, "interactive");
+  return count === 1;
 }

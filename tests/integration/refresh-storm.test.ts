@@ -1,5 +1,5 @@
 // A refresh storm (issue 9): many installs whose access tokens expire together, with a slow identity
-// provider. Every refresh must be under way at once (up to REFRESH_CONCURRENCY, 25 by default), and
+// provider. Every refresh must be under way at once (up to REFRESH_CONCURRENCY, 50 by default), and
 // none may hold one of the pool's connections while it waits (lib/oauth/refresh-lock.ts), so a page
 // that needs no refresh is served while they all wait. Counts and order, never times: the identity
 // provider holds every refresh until the test has looked.

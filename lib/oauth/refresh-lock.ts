@@ -93,14 +93,26 @@ class Slots {
 
 type LockSession = { client: pg.Client; alive: boolean; held: number; idleTimer?: NodeJS.Timeout };
 
-function connectionConfig(lockTimeoutMs: number): pg.ClientConfig {
+/** The shared session's statements (try-lock, unlock) answer at once; one that does not means a stalled connection. */
+const SHARED_QUERY_TIMEOUT_MS = 5_000;
+
+function connectionConfig(lockTimeoutMs: number, queryTimeoutMs?: number): pg.ClientConfig {
   return {
     connectionString: env().DATABASE_URL,
     // Waiting for a lock is bounded by PostgreSQL's lock_timeout, which applies to advisory locks.
     options: `-c lock_timeout=${Math.max(1, Math.round(lockTimeoutMs))}`,
     application_name: "partner-app refresh lock",
     connectionTimeoutMillis: LOCK_WAIT_MS,
+    ...(queryTimeoutMs ? { query_timeout: queryTimeoutMs } : {}),
   };
+}
+
+/** Gives up a shared session that failed a statement: closing it releases its locks; the next caller opens another. */
+function abandon(session: LockSession, error: unknown): void {
+  if (!session.alive) return;
+  session.alive = false;
+  logger.warn({ err: error, locksHeld: session.held }, "the refresh lock connection failed a statement; closing it (its locks are released with it)");
+  void session.client.end().catch(() => undefined);
 }
 
 // In development Next.js reloads modules; keep one set of locks across reloads (as lib/db/client.ts does).
@@ -124,7 +136,7 @@ async function sharedSession(): Promise<LockSession> {
     if (locks.session !== current) return sharedSession(); // someone already opened a new one
   }
   const opening = (async () => {
-    const client = new pg.Client(connectionConfig(LOCK_WAIT_MS));
+    const client = new pg.Client(connectionConfig(LOCK_WAIT_MS, SHARED_QUERY_TIMEOUT_MS));
     const session: LockSession = { client, alive: true, held: 0 };
     // A connection can fail at any time (the database restarts, a network cut): pg emits 'error',
     // which must be listened to. Every lock it held ended with it; the markers still protect.
@@ -170,6 +182,9 @@ async function lockOnSharedSession(key: string): Promise<HeldLock | null> {
   try {
     const { rows } = await session.client.query<{ taken: boolean }>("SELECT pg_try_advisory_lock(hashtext($1)) AS taken", [key]);
     taken = rows[0]?.taken === true;
+  } catch (error) {
+    abandon(session, error);
+    throw error;
   } finally {
     if (!taken) {
       session.held -= 1;
@@ -183,11 +198,9 @@ async function lockOnSharedSession(key: string): Promise<HeldLock | null> {
         // Only on the connection that took it: a new connection never held it.
         if (session.alive) await session.client.query("SELECT pg_advisory_unlock(hashtext($1))", [key]);
       } catch (error) {
-        // The unlock failed with the connection still up: close it, which releases the lock (and
-        // the others it holds; their refreshes' markers protect them). The refresh's outcome stands.
-        logger.warn({ err: error }, "could not release a refresh lock; closing its connection instead");
-        session.alive = false;
-        void session.client.end().catch(() => undefined);
+        // Closing the connection releases the lock (and the others it holds; their refreshes'
+        // markers protect them). The refresh's outcome stands.
+        abandon(session, error);
       } finally {
         session.held -= 1;
         closeWhenIdle(session);

@@ -302,10 +302,11 @@ export function tokenRoutes(ctx: SandboxContext): Hono {
       status: answered,
       detail: notes.detail,
       fault: faultLabel,
-      handshake: notes.handshake,
-      checks: notes.checks.list(),
-      results: notes.results,
-      answer: answerOf(outcome, answered, fault),
+      // What was checked, for the handshake page (README decision 52): not on refreshes, which keep-alive makes by
+      // the ten thousand and which belong to no handshake, so the event log and its journal stay small.
+      ...(notes.grantType === "refresh_token"
+        ? {}
+        : { handshake: notes.handshake, checks: notes.checks.list(), results: notes.results, answer: answerOf(outcome, answered, fault) }),
     });
     ctx.log(
       `token grant=${notes.grantType ?? "-"} install=${notes.installId ?? "-"} → ${answered ?? "connection dropped"} ${outcome}${notes.detail ? ` (${notes.detail})` : ""}${faultLabel ? ` [fault ${faultLabel}]` : ""}`,

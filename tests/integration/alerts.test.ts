@@ -222,7 +222,8 @@ describe("a sync that keeps failing", () => {
       ["sync.failing", "firing", `sync:${installRowId}`],
       ["sync.recovered", "resolved", `sync:${installRowId}`],
     ]);
-    expect(alerts[0]!.details).toMatchObject({ consecutiveFailures: 3, lastFailure: "unavailable" });
+    // Every list failed (each goes on after another list's failure: lib/sync/index.ts), so the alert names each.
+    expect(alerts[0]!.details).toMatchObject({ consecutiveFailures: 3, lastFailure: "charge_points: unavailable, charges: unavailable" });
     expect(alerts[1]!.details).toMatchObject({ failedRunsBefore: 4 });
 
     // Counting starts again from zero: two more failures are below the threshold.

@@ -1,10 +1,40 @@
 // GET /api/health and GET /api/ready (lib/health.ts), for load balancers and orchestrators.
-import { afterAll, describe, expect, it } from "vitest";
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { applyMigrations } from "../../lib/db/migrate";
+import { migrateJobSchema } from "../../lib/jobs/schema";
 import { resultOf, runAppWorker } from "../helpers/app-process";
+import { freePort } from "../helpers/callback";
+import { createScratchDatabase } from "../helpers/database";
 import { closeSql, sql, stack } from "../helpers/stack";
 import { startTcpProxy } from "../helpers/tcp-proxy";
 
 afterAll(closeSql);
+
+const servers = new Set<ChildProcess>();
+afterEach(() => {
+  for (const child of servers) child.kill("SIGKILL");
+  servers.clear();
+});
+
+/** The standalone server (as the image runs it) on a port of its own, with the stack's configuration but this database. */
+async function startServerOn(databaseUrl: string): Promise<string> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [path.resolve(process.env.NEXT_DIST_DIR || ".next", "standalone", "server.js")], {
+    env: { ...process.env, NODE_ENV: "production", PORT: String(port), HOSTNAME: "127.0.0.1", __NEXT_PROCESSED_ENV: "true", DATABASE_URL: databaseUrl },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  servers.add(child);
+  let output = "";
+  for (const stream of [child.stdout!, child.stderr!]) stream.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; !(await fetch(`${url}/api/health`).catch(() => undefined))?.ok; i++) {
+    if (i > 300 || child.exitCode !== null) throw new Error(`the server did not start: ${output.slice(-3000)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return url;
+}
 
 type ReadyBody = { status: string; checks: { database: string; migrations: string; tokenCircuit: string } };
 
@@ -51,4 +81,27 @@ describe("health and readiness", () => {
       await proxy.close();
     }
   });
+
+  it("an app started on a database never migrated is unready (migrations pending) until `npm run db:migrate` has run, the job schema included", async () => {
+    const database = await createScratchDatabase();
+    try {
+      const appUrl = await startServerOn(database.url);
+      const readiness = async () => {
+        const response = await fetch(`${appUrl}/api/ready`);
+        return { status: response.status, body: (await response.json()) as ReadyBody };
+      };
+      // Empty: no _prisma_migrations table at all.
+      expect(await readiness()).toMatchObject({ status: 503, body: { status: "unready", checks: { database: "ok", migrations: "pending" } } });
+
+      // The app's migrations, as `npm run db:migrate` applies them (scripts/migrate.ts), but not yet the job engine's schema.
+      await applyMigrations({ connectionString: database.url });
+      expect(await readiness()).toMatchObject({ status: 503, body: { status: "unready", checks: { database: "ok", migrations: "pending" } } });
+
+      await migrateJobSchema(database.url);
+      expect(await readiness()).toEqual({ status: 200, body: { status: "ready", checks: { database: "ok", migrations: "ok", tokenCircuit: "closed" } } });
+    } finally {
+      for (const child of servers) child.kill("SIGKILL");
+      await database.drop();
+    }
+  }, 60_000);
 });

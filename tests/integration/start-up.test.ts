@@ -1,6 +1,7 @@
 // The production server fails fast (instrumentation.ts → lib/env.ts): with nothing configured, or with
 // the values of .env.example copied, it stops at once, naming every bad variable, instead of serving
-// 500s. Runs the very build the other tests use (its standalone server), with none of its settings.
+// 500s, and before it says "Ready" (the standalone server.js checks first: scripts/standalone-server.mjs).
+// Runs the very build the other tests use (its standalone server), with none of its settings.
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -37,8 +38,9 @@ async function startProduction(variables: Record<string, string>): Promise<{ cod
 }
 
 describe("npm start fails fast on a bad configuration", () => {
-  it("with nothing configured: exits non-zero within 5 s, naming every required variable", async () => {
+  it("with nothing configured: exits non-zero within 5 s, naming every required variable, and never says Ready", async () => {
     const { code, output, ms } = await startProduction({});
+    expect(output).not.toMatch(/Ready/);
     expect(code).not.toBe(0);
     expect(code).not.toBeNull(); // it exited by itself, not by the test's kill
     expect(ms).toBeLessThan(5_000);
@@ -47,9 +49,10 @@ describe("npm start fails fast on a bad configuration", () => {
     }
   });
 
-  it("with the values of .env.example copied: exits non-zero within 5 s, naming every placeholder", async () => {
+  it("with the values of .env.example copied: exits non-zero within 5 s, naming every placeholder, and never says Ready", async () => {
     const example = parseEnv(readFileSync(".env.example", "utf8")) as Record<string, string>;
     const { code, output, ms } = await startProduction(example);
+    expect(output).not.toMatch(/Ready/);
     expect(code).not.toBe(0);
     expect(code).not.toBeNull();
     expect(ms).toBeLessThan(5_000);

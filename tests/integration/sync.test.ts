@@ -8,7 +8,7 @@
 // API request's path, so "never read a finished page again" is a count of paths.
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { resultOf, runAppWorker } from "../helpers/app-process";
-import { armApiFault, clearApiFaults, closeSql, control, installViaPortal, resetWorld, sandboxEvents, sql, stack } from "../helpers/stack";
+import { armApiFault, clearApiFaults, closeSql, control, expireAccessToken, installViaPortal, resetWorld, sandboxEvents, sql, stack, tokenCalls } from "../helpers/stack";
 
 const { syncInstall, purgeRevokedInstallData } = await import("@/lib/sync");
 const { markUnlistedDeleted } = await import("@/lib/sync/deletions");
@@ -264,6 +264,55 @@ describe("a sync that stops mid-way", () => {
     expect(await counts(install.installRowId)).toEqual({ charge_points: 0, charges: 0, teams: 0, deleted: 0 });
     // What the console shows stays: counts, no operator data.
     expect((await sql("SELECT count(*)::int AS n FROM sync_runs WHERE install_row_id = $1", [install.installRowId]))[0]).not.toEqual({ n: 0 });
+  }, 60_000);
+});
+
+describe("a list that fails", () => {
+  it("a 503 storm on the first list (teams) fails only that list: charge points and charges are copied in the same run, each outcome recorded", async () => {
+    await control("POST", "/app/scopes", { scopes: ["charge-points:read", "charge-transactions:read", "teams:read"] });
+    const install = await installViaPortal(NORTHWIND);
+    // Every teams request answers 503, the app's retries included; the other lists answer.
+    await armApiFault({ path: "/teams", mode: "error503", forMs: 60_000, installId: install.installId });
+    const summary = (await syncInProcess(install.installRowId)) as SyncSummary & { failures: unknown[] };
+
+    expect(summary).toMatchObject({ outcome: "failed", reason: "teams: unavailable", failures: [{ resource: "teams", reason: "unavailable" }] });
+    expect(summary.resources.map((r) => [r.resource, r.outcome])).toEqual([
+      ["teams", "failed"],
+      ["charge_points", "completed"],
+      ["charges", "completed"],
+    ]);
+    expect(await counts(install.installRowId)).toMatchObject({ teams: 0, charge_points: 23, charges: 36 });
+    const runs = await sql<{ resource: string; outcome: string; error_kind: string | null }>(
+      "SELECT resource, outcome, error_kind FROM sync_runs WHERE install_row_id = $1 ORDER BY resource",
+      [install.installRowId],
+    );
+    expect(runs).toEqual([
+      { resource: "charge_points", outcome: "completed", error_kind: null },
+      { resource: "charges", outcome: "completed", error_kind: null },
+      { resource: "teams", outcome: "failed", error_kind: "unavailable" },
+    ]);
+    // For alerting it is a failed run (three in a row raise sync.failing, lib/alerts/incidents.ts).
+    expect(await sql("SELECT failures FROM alert_incidents WHERE key = $1", [`sync:${install.installRowId}`])).toEqual([{ failures: 1 }]);
+
+    // The storm passes: the next run copies the teams, and the failures in a row are reset.
+    await clearApiFaults();
+    expect((await syncInProcess(install.installRowId)).outcome).toBe("completed");
+    expect(await counts(install.installRowId)).toMatchObject({ teams: 3 });
+    expect(await sql("SELECT failures FROM alert_incidents WHERE key = $1", [`sync:${install.installRowId}`])).toEqual([{ failures: 0 }]);
+  }, 60_000);
+
+  it("a failure of the install's token (its refresh unavailable) ends the run at the list that met it: the next would meet it too", async () => {
+    const install = await installViaPortal(NORTHWIND);
+    await expireAccessToken(install.installRowId, false);
+    // The refresh's answer is a 500: its outcome is unknown until it is settled (lib/oauth/refresh.ts).
+    await control("POST", "/faults", { tokenEndpoint: { mode: "error500", count: 1 } });
+    const summary = await syncInProcess(install.installRowId);
+    expect(summary).toMatchObject({ outcome: "failed", reason: "token_refresh_unavailable" });
+    expect(summary.resources.map((r) => [r.resource, r.outcome, r.reason])).toEqual([
+      ["teams", "skipped", "scope_not_granted"],
+      ["charge_points", "failed", "token_refresh_unavailable"],
+    ]);
+    expect((await tokenCalls(install.installId)).refresh_token).toBe(1);
   }, 60_000);
 });
 

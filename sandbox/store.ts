@@ -631,6 +631,17 @@ export class SandboxStore {
     });
   }
 
+  /** The install's newest chain that is not revoked, with its id (the shared-grant switch, README decision 54). */
+  liveChainOfInstall(installId: number): { chainId: string; chain: ChainRecord } | undefined {
+    let newest: { chainId: string; chain: ChainRecord } | undefined;
+    for (const chainId of this.chainsOfInstallIndex.get(installId) ?? []) {
+      const chain = this.state.chains[chainId];
+      if (!chain || chain.revokedAtMs !== null) continue;
+      if (!newest || chain.createdAtMs >= newest.chain.createdAtMs) newest = { chainId, chain };
+    }
+    return newest;
+  }
+
   chainsOfInstall(installId: number): ChainRecord[] {
     return [...(this.chainsOfInstallIndex.get(installId) ?? [])].flatMap((id) => {
       const chain = this.state.chains[id];

@@ -27,7 +27,9 @@ export function operatorDisplayName(install: Pick<InstallSummary, "operatorName"
  * What happened to an install the app can no longer use, and when (the status change is recorded
  * with the install: `statusChangedAt`). Null for an install that works or only awaits approval.
  */
-export function describeLostInstall(install: Pick<InstallSummary, "status" | "statusChangedAt" | "statusCause">): { title: string; text: string } | null {
+export function describeLostInstall(
+  install: Pick<InstallSummary, "status" | "statusChangedAt" | "statusCause" | "refreshAnswerLost">,
+): { title: string; text: string } | null {
   const when = formatDateTime(install.statusChangedAt);
   switch (install.status) {
     case "REVOKED":
@@ -42,6 +44,15 @@ export function describeLostInstall(install: Pick<InstallSummary, "status" | "st
         return {
           title: `The app's access to your data was stopped on ${when}`,
           text: "The app's support team stopped the app's access to your data, so nothing here is read or updated. Open the app from your operator portal to connect it again; your settings are kept.",
+        };
+      }
+      // A renewal whose answer was lost (lib/oauth/refresh.ts): say what is known, in plain words. At
+      // some services the app cannot tell whether the renewal happened, so this names both ways it
+      // can have gone (the renewal went through and its answer was lost, or the app was removed).
+      if (install.refreshAnswerLost) {
+        return {
+          title: `The app lost its access to your data on ${when}`,
+          text: "While the app was renewing its access to your data, the service's answer was lost before the app could keep it, and the service then refused the app's access. Most likely the renewal went through and only its answer was lost (or the app was removed from your account at that moment). Nothing here is read or updated. Open the app from your operator portal to connect it again; your settings are kept.",
         };
       }
       return {

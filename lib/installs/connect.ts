@@ -9,14 +9,14 @@
 // Nothing is stored unless all of them succeed. The route then signs the operator in.
 import "server-only";
 import { z } from "zod";
-import { db, type Tx } from "@/lib/db/client";
+import { db } from "@/lib/db/client";
 import { retryWhileDatabaseUnavailable } from "@/lib/db/retry";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/log";
 import { AuthorizationCodeSchema } from "@/lib/oauth/authorization-code";
 import { noteTokenEndpointAccepted, openTokenCircuit } from "@/lib/oauth/circuit";
-import { AuthorizationResponseIssuerError, TokenEndpointError, ensureOAuthConfiguration, redeemAuthorizationCode, revokeRefreshToken } from "@/lib/oauth/token-endpoint";
-import { readRefreshToken, storeTokenGrant } from "@/lib/oauth/token-vault";
+import { AuthorizationResponseIssuerError, TokenEndpointError, ensureOAuthConfiguration, redeemAuthorizationCode } from "@/lib/oauth/token-endpoint";
+import { storeTokenGrant } from "@/lib/oauth/token-vault";
 import { enqueueFirstSync } from "@/lib/jobs/engine";
 import { resizeBudget } from "@/lib/partner-api/budget";
 import { PartnerApiError } from "@/lib/partner-api/client";
@@ -186,7 +186,7 @@ export async function completeInstall(query: URLSearchParams): Promise<{ install
     const scopes = tokens.scopes ?? [...new Set([...owner.scopes, ...(tokens.refreshToken ? ["offline_access"] : [])])];
 
     // The pair exists nowhere else now: keep trying while the database is briefly away.
-    const { install, replacedRefreshToken } = await retryWhileDatabaseUnavailable(
+    const install = await retryWhileDatabaseUnavailable(
       () =>
         db().$transaction(async (tx) => {
           const row = await recordInstall(
@@ -206,14 +206,17 @@ export async function completeInstall(query: URLSearchParams): Promise<{ install
           if (current.status === "REVOKED") throw new InstallFailedError("install_revoked");
           // A returning operator (the portal's Open, or Connect again) consented to the SAME install:
           // the new consent's pair replaces the stored one (the newest grant is the one the operator
-          // just gave, and the only one if the old chain was broken), and the old chain is revoked
-          // below so that one install never has two live chains (docs/spec-gaps.md).
-          const replaced = row.created ? null : await readReplacedRefreshToken(tx, row.id);
+          // just gave, and the only one if the old chain was broken). The replaced chain is NOT
+          // revoked (RFC 7009): at a server where the consents of one session share one grant
+          // (panva's oidc-provider), revoking the old refresh token revokes the pair stored here too,
+          // and the install would be lost on its next read. Overwritten, the old refresh token exists
+          // nowhere any more, so it is never presented again and its chain expires unused
+          // (docs/spec-gaps.md A65).
           await storeTokenGrant(tx, row.id, { ...tokens, scopes }, issuedAt);
           // A new consent gives a working token chain again (a no-op for an active install).
           await transitionInstall(tx, row.id, "ACTIVE", "callback", "operator consented");
           await markCodeDone(tx, codeHash, row.id, owner.operatorId);
-          return { install: row, replacedRefreshToken: replaced?.refreshToken ?? null };
+          return row;
         }),
       STORE_RETRY_MS,
     ).catch((error: unknown) => {
@@ -224,14 +227,6 @@ export async function completeInstall(query: URLSearchParams): Promise<{ install
       }
       throw error;
     });
-    if (replacedRefreshToken && replacedRefreshToken !== tokens.refreshToken) {
-      // After the commit: the new pair is safe first. Best effort: a chain left alive is unused (the
-      // app never presents its token again) and dies with its 30 days; a refresh that was in flight
-      // with it is discarded by its compare-and-set (lib/oauth/refresh.ts).
-      await revokeRefreshToken(replacedRefreshToken).catch((error: unknown) =>
-        logger.warn({ installRowId: install.id, err: error }, "could not revoke the replaced refresh token; its chain expires unused"),
-      );
-    }
     if (owner.rateLimit) {
       // The install's budget from its first call on (lib/partner-api/budget.ts); without it, the
       // default applies until the first answer's RateLimit-* headers say otherwise.
@@ -244,20 +239,6 @@ export async function completeInstall(query: URLSearchParams): Promise<{ install
     );
     logger.info({ installRowId: install.id, installId: owner.installId, operatorId: owner.operatorId }, "install connected");
     return { installRowId: install.id, operatorId: owner.operatorId };
-  }
-}
-
-/**
- * The refresh token a new consent replaces, to revoke it. A token that cannot be opened (sealed
- * under a key since removed from TOKEN_ENCRYPTION_KEYS) must not cost the operator their sign-in:
- * its chain is left to expire, unused.
- */
-async function readReplacedRefreshToken(tx: Tx, installRowId: string): Promise<{ refreshToken: string } | null> {
-  try {
-    return await readRefreshToken(tx, installRowId);
-  } catch (error) {
-    logger.warn({ installRowId, err: error }, "the replaced refresh token could not be read; its chain is left to expire");
-    return null;
   }
 }
 

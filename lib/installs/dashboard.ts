@@ -8,6 +8,7 @@ import { withAccessToken } from "@/lib/oauth/access";
 import { TokenCircuitOpenError } from "@/lib/oauth/circuit";
 import { NoUsableTokenError, TokenRefreshUnavailableError } from "@/lib/oauth/errors";
 import { reconcileOnVisit } from "./reconcile";
+import { REFRESH_ANSWER_LOST } from "./state";
 import { sharedRead } from "@/lib/partner-api/shared-read";
 import { PartnerApiError, fetchChargePoints, fetchCharges, type ApiCall, type PartnerApiErrorKind } from "@/lib/partner-api/client";
 import type { ChargePage, ChargePointPage } from "@/lib/partner-api/schemas";
@@ -34,6 +35,11 @@ export type InstallSummary = {
    * for other states.
    */
   statusCause?: string | null;
+  /**
+   * A lost install (REINSTALL_NEEDED) whose refresh's answer never reached the app
+   * (lib/oauth/refresh.ts, rule 3): the operator is told that story, not a plain refusal.
+   */
+  refreshAnswerLost?: boolean;
 };
 
 /**
@@ -75,9 +81,10 @@ export async function fetchInstallSummary(installRowId: string): Promise<Install
   const last = await db().installEvent.findFirst({
     where: { installRowId, toStatus: "REINSTALL_NEEDED" },
     orderBy: { occurredAt: "desc" },
-    select: { cause: true },
+    select: { cause: true, detail: true },
   });
-  return { ...install, statusCause: last?.cause ?? null };
+  const refreshAnswerLost = last?.cause === "refresh" && (last.detail ?? "").startsWith(REFRESH_ANSWER_LOST);
+  return { ...install, statusCause: last?.cause ?? null, refreshAnswerLost };
 }
 
 /** A read for the dashboard: the data, or why there is none (each reason has its own text). */

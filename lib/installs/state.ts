@@ -17,6 +17,13 @@ import { alertOnTransition } from "@/lib/alerts/incidents";
 
 export type TransitionCause = "callback" | "webhook" | "api" | "refresh" | "staff" | "reconcile";
 
+/**
+ * How the detail of a move to REINSTALL_NEEDED (cause "refresh") begins when the install was lost
+ * because a refresh's answer never reached the app (lib/oauth/refresh.ts, rule 3). The operator's
+ * page tells that story in plain words (describeLostInstall), so the two must agree: one constant.
+ */
+export const REFRESH_ANSWER_LOST = "an earlier refresh's answer was lost";
+
 const ALLOWED: Record<InstallStatus, readonly InstallStatus[]> = {
   ACTIVE: ["NEEDS_REAUTH", "REINSTALL_NEEDED", "REVOKED"],
   NEEDS_REAUTH: ["ACTIVE", "REINSTALL_NEEDED", "REVOKED"],

@@ -15,19 +15,24 @@
 //     answer and the commit, a timeout, a 5xx, a reset connection, an `invalid_request`.
 //  3. A refresh token whose outcome is unknown is never sent again before the store is re-read and
 //     the outcome settled, and only once no earlier attempt can still be in flight or committing.
-//     The old access token is probed first: a successful refresh revokes every earlier access
-//     token at once (public-facts.md), so if it still works, the refresh did not happen and it is
-//     safe to refresh; if it gets 401, the new pair was issued and lost, and the install needs a
-//     re-install: an explicit state, never a retry loop. If the old token has expired, nothing can
-//     tell, and the refresh is tried once more: if the token was spent, its new pair is lost
-//     already and the retry cannot make that worse (the answer is invalid_grant: re-install
-//     needed); if it was not, the retry saves the install.
+//     The old access token is probed first. If it gets 401, the refresh most likely happened and
+//     its new pair is lost: the install needs a re-install, an explicit state, never a retry loop.
+//     If it still works, the refresh token is sent once more. At Hydra that is proof: a successful
+//     refresh revokes every earlier access token of the grant at once (public-facts.md), so the
+//     refresh did not happen and the resend saves the install. It is NOT proof everywhere: RFC 6749
+//     §6 lets a server keep earlier access tokens valid until they expire, and there the refresh
+//     may have happened all the same; the resend is then a reuse, the server revokes the grant
+//     and answers invalid_grant. Nothing could have saved that install (its only working pair was
+//     in the lost answer), so the harm would be a wrong explanation: the state change says what is
+//     known instead (resendRefusedDetail). If the old token has expired, nothing can tell, and the
+//     refresh is tried once more the same way. Either resend cannot make things worse: a spent
+//     token's new pair is lost already; an unspent one is saved by it.
 import "server-only";
 import { db } from "@/lib/db/client";
 import { retryWhileDatabaseUnavailable } from "@/lib/db/retry";
 import type { InstallStatus } from "@/lib/db/generated/enums";
 import { env } from "@/lib/env";
-import { transitionInstall } from "@/lib/installs/state";
+import { REFRESH_ANSWER_LOST, transitionInstall } from "@/lib/installs/state";
 import { logger } from "@/lib/log";
 import { PartnerApiError, callFor, fetchConsumer } from "@/lib/partner-api/client";
 import { traceRefresh, type RefreshOutcome } from "@/lib/telemetry";
@@ -129,8 +134,10 @@ async function refreshHoldingLock(installRowId: string, observedVersion: number,
   const unusable = noUsableTokenReason(grant.installStatus);
   if (unusable && unusable !== "needs_reauth") throw new NoUsableTokenError(unusable);
 
+  // Set when the refresh below re-sends a token whose earlier answer was lost (rule 3).
+  let resend: ResendBasis | null = null;
   if (grant.refreshStartedAt) {
-    await settleUnknownRefresh(installRowId, grant);
+    resend = await settleUnknownRefresh(installRowId, grant);
   } else if (grant.version !== observedVersion) {
     noteOutcome("not_needed");
     return grant; // another request or instance refreshed while we waited for the lock
@@ -161,7 +168,7 @@ async function refreshHoldingLock(installRowId: string, observedVersion: number,
   try {
     tokens = await requestTokenRefresh(stored.refreshToken);
   } catch (error) {
-    return handleRefreshFailure(installRowId, error);
+    return handleRefreshFailure(installRowId, error, resend);
   }
 
   const committed = await commitWithRetry(() => storeRefreshedTokens(db(), installRowId, stored.version, sentAt, tokens, sentAt));
@@ -182,12 +189,37 @@ async function refreshHoldingLock(installRowId: string, observedVersion: number,
   };
 }
 
-async function handleRefreshFailure(installRowId: string, error: unknown): Promise<never> {
+/**
+ * What a refresh re-sent after a lost answer rests on (rule 3): the old access token still worked
+ * (`probe_alive`), or it had expired and nothing could tell (`unprovable`).
+ */
+type ResendBasis = "probe_alive" | "unprovable";
+
+/**
+ * The state change's detail when a re-sent refresh token is refused: what the app knows, for staff.
+ * It begins with REFRESH_ANSWER_LOST, which the operator's page reads (lib/installs/dashboard.ts).
+ */
+function resendRefusedDetail(basis: ResendBasis, description: string | undefined): string {
+  const evidence =
+    basis === "probe_alive"
+      ? "the previous access token still worked, which at some identity providers (those that keep earlier access tokens valid after a refresh) does not prove the refresh never happened"
+      : "the previous access token had expired, so nothing could tell whether the refresh happened";
+  return (
+    `${REFRESH_ANSWER_LOST}; ${evidence}; the refresh token was sent once more and refused (invalid_grant: ${description ?? "no description"}): ` +
+    "most likely the earlier refresh succeeded and its answer was lost (or the install was removed at the service meanwhile); the operator must re-install"
+  );
+}
+
+async function handleRefreshFailure(installRowId: string, error: unknown, resend: ResendBasis | null): Promise<never> {
   if (error instanceof TokenEndpointError) {
     switch (error.kind) {
       case "invalid_grant":
         // contract §7: the refresh token was replayed or the install revoked: only a re-install helps.
-        await moveToReinstallNeeded(installRowId, `refresh rejected (invalid_grant): ${error.description ?? "no description"}`);
+        // After a lost answer, "replayed" is most likely the app's own resend (rule 3): say so.
+        await moveToReinstallNeeded(
+          installRowId,
+          resend ? resendRefusedDetail(resend, error.description) : `refresh rejected (invalid_grant): ${error.description ?? "no description"}`,
+        );
         throw new NoUsableTokenError("reinstall_needed");
       case "invalid_client":
         // The client itself was refused, so the refresh token was not looked at.
@@ -209,8 +241,11 @@ async function handleRefreshFailure(installRowId: string, error: unknown): Promi
   throw error;
 }
 
-/** See rule 3 at the top of this file. Returns when it is safe to refresh; throws otherwise. */
-async function settleUnknownRefresh(installRowId: string, grant: GrantForUse): Promise<void> {
+/**
+ * See rule 3 at the top of this file. Returns what a refresh sent now rests on; throws when the
+ * install is lost or the outcome cannot be settled yet.
+ */
+async function settleUnknownRefresh(installRowId: string, grant: GrantForUse): Promise<ResendBasis> {
   const startedAt = grant.refreshStartedAt!;
   if (Date.now() - startedAt.getTime() < settleAfterMs()) {
     // The earlier attempt could still be answered, or still be storing its answer: wait it out.
@@ -219,16 +254,21 @@ async function settleUnknownRefresh(installRowId: string, grant: GrantForUse): P
   if (grant.expiresAt.getTime() <= Date.now()) {
     logger.warn({ installRowId }, "an earlier refresh's outcome cannot be proven (the old access token expired); trying the refresh once more");
     await clearRefreshMarker(db(), installRowId);
-    return;
+    return "unprovable";
   }
   const verdict = await probeOldAccessToken(installRowId, grant.accessToken);
   if (verdict === "spent") {
-    await moveToReinstallNeeded(installRowId, "a refresh succeeded but its answer was lost (the old access token is revoked)");
+    await moveToReinstallNeeded(
+      installRowId,
+      `${REFRESH_ANSWER_LOST}; the previous access token is refused (401), so the refresh most likely succeeded and its new pair is lost (or the install was removed at the service meanwhile); the operator must re-install`,
+    );
     throw new NoUsableTokenError("reinstall_needed");
   }
   if (verdict === "unknown") throw new TokenRefreshUnavailableError("could not settle an earlier refresh's outcome");
-  logger.info({ installRowId }, "an earlier refresh did not happen (the old access token still works); refreshing");
+  // Proof at Hydra only (rule 3): where earlier access tokens outlive a refresh, this resend may be a reuse.
+  logger.info({ installRowId }, "the old access token still works after an unknown refresh; sending the refresh token once more (at Hydra this proves the refresh never happened)");
   await clearRefreshMarker(db(), installRowId);
+  return "probe_alive";
 }
 
 /**

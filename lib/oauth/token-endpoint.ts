@@ -231,19 +231,3 @@ export async function requestTokenRefresh(refreshToken: string): Promise<TokenSe
     throw toTokenEndpointError(error);
   }
 }
-
-/**
- * RFC 7009: tells the identity provider a refresh token is no longer wanted. Used when a new consent
- * of the same install replaces the stored pair (lib/installs/connect.ts): at Hydra, revoking a
- * refresh token revokes every token of its grant (public-facts.md), so the replaced chain ends
- * instead of living on, unheld, for its 30 days. openid-client does the request (client_secret_post,
- * `token_type_hint`); a server without a revocation endpoint throws here, and the caller lets it be.
- */
-export async function revokeRefreshToken(refreshToken: string): Promise<void> {
-  const config = await oauthConfiguration();
-  try {
-    await oidc.tokenRevocation(config, refreshToken, { token_type_hint: "refresh_token" });
-  } catch (error) {
-    throw toTokenEndpointError(error);
-  }
-}

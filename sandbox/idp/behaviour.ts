@@ -25,6 +25,20 @@ export interface IdpBehaviour {
   omitScope: boolean;
   /** Token responses without `expires_in`: RFC 6749 §5.1 only RECOMMENDS it. */
   omitExpiresIn: boolean;
+  /**
+   * Consents in one session share one grant (panva's oidc-provider does this): a new code for an
+   * install that still has a live chain joins that chain, so revoking any refresh token of it
+   * (RFC 7009) ends every token of the grant, the pair the new code gave included. Off (Hydra):
+   * every code starts a chain of its own (README decision 54).
+   */
+  sharedGrant: boolean;
+  /**
+   * Earlier access tokens stay valid after a refresh until they expire (RFC 6749 §6 lets a server
+   * keep them). Off (Hydra): a successful refresh revokes every earlier access token of the grant
+   * (public-facts.md), so a working old access token proves the refresh never happened; on, it
+   * proves nothing (README decision 55).
+   */
+  oldAccessTokensStayValid: boolean;
 }
 
 export const DEFAULT_IDP_BEHAVIOUR: Readonly<IdpBehaviour> = Object.freeze({
@@ -33,6 +47,8 @@ export const DEFAULT_IDP_BEHAVIOUR: Readonly<IdpBehaviour> = Object.freeze({
   iss: "send",
   omitScope: false,
   omitExpiresIn: false,
+  sharedGrant: false,
+  oldAccessTokensStayValid: false,
 });
 
 /** A partial change: only the fields given are switched. */
@@ -43,6 +59,8 @@ export const idpBehaviourPatchSchema = z
     iss: z.enum(ISS_MODES),
     omitScope: z.boolean(),
     omitExpiresIn: z.boolean(),
+    sharedGrant: z.boolean(),
+    oldAccessTokensStayValid: z.boolean(),
   })
   .partial()
   .strict();

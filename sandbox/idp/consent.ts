@@ -60,7 +60,7 @@ function logRefusedLookup(ctx: SandboxContext, found: Extract<Lookup, { ok: fals
 
 /**
  * An approved consent (by the operator on the consent page, or remembered: README decision 48): creates the install
- * and its consumer or re-authorizes the active one (contract §1.4), issues a code in a new chain, sends install.created
+ * and its consumer or re-authorizes the active one (contract §1.4), issues a code in a new chain (or the live one: decision 54), sends install.created
  * for a new install only, and returns the redirect_uri with code, scope, state (and iss). The request is marked answered.
  * `checks`: what the request was checked for before (the consent page's POST), for the event log.
  */
@@ -68,7 +68,7 @@ export async function approveConsent(ctx: SandboxContext, consent: ConsentReques
   consent.handledAtMs = ctx.clock.nowMs();
   ctx.store.changed();
   const { install, created } = approveInstall(ctx, consent);
-  const code = issueAuthorizationCode(ctx, {
+  const { code, joinedChain } = issueAuthorizationCode(ctx, {
     clientId: consent.clientId,
     redirectUri: consent.redirectUri,
     scopes: consent.scopes,
@@ -88,7 +88,9 @@ export async function approveConsent(ctx: SandboxContext, consent: ConsentReques
       created
         ? `install_id ${install.installId} created, with its consumer`
         : `install_id ${install.installId} re-authorized: same install, granted scopes as asked, NEEDS_REAUTH cleared`,
-      `authorization code issued: lives ${AUTHORIZATION_CODE_TTL_MS / 1000} s, single use, starts a new token chain`,
+      `authorization code issued: lives ${AUTHORIZATION_CODE_TTL_MS / 1000} s, single use, ${
+        joinedChain ? "joins the install's live grant (shared-grant switch, decision 54)" : "starts a new token chain"
+      }`,
       created ? "install.created sent and awaited (10 s deadline) before the redirect" : "no install.created (the install already existed)",
     ],
     answer: `302 to the redirect_uri with code, scope, state${iss ? " and iss" : " (no iss: idp-behaviour)"}`,

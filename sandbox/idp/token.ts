@@ -1,8 +1,9 @@
 // POST {issuer}/oauth2/token: the token endpoint, behaving like Hydra/fosite (public-facts.md).
 // - application/x-www-form-urlencoded only; client_secret_post only (contract §5.2).
 // - authorization_code: single use; a second use revokes the tokens minted from the first (fosite).
-// - refresh_token: rotation; the used token dies, every earlier access token of the chain is revoked,
-//   and presenting a used refresh token revokes the whole chain (contract §3).
+// - refresh_token: rotation; the used token dies, every earlier access token of the chain is revoked
+//   (unless switched off: README decision 55), and presenting a used refresh token revokes the whole
+//   chain (contract §3).
 // Every call is written to the event log with grant type, install_id, outcome and the checks it made, in order
 // (README decision 52): never a token, code or secret,
 // and counted per install for GET /_sandbox/installs/:id/token-stats. Armed faults (faults.ts) are applied here.
@@ -224,13 +225,18 @@ async function rotateRefreshToken(ctx: SandboxContext, form: TokenForm, notes: C
       throw new OAuthError("invalid_grant", HINTS.refreshNotFound);
     }
     current.status = "used";
-    // public-facts: a successful refresh revokes every earlier access token of the grant at once.
-    revokeAccessTokensOfChain(ctx, token.chainId);
+    // public-facts: a successful refresh revokes every earlier access token of the grant at once. Another
+    // server may let them live out their hour (switch oldAccessTokensStayValid, README decision 55).
+    const keepOld = ctx.idpBehaviour.oldAccessTokensStayValid;
+    if (!keepOld) revokeAccessTokensOfChain(ctx, token.chainId);
     // The new pair carries the install's granted scopes, which a re-authorization may have widened (decision 13).
     const scopes = [...live.scopes];
     const tokens = issueTokenPair(ctx, { chainId: token.chainId, clientId: token.clientId, installId: token.installId, scopes });
     ctx.store.tokenStatsOf(token.installId).refreshesIssued += 1;
-    notes.results.push("the used refresh token is spent; every earlier access token of the chain is revoked", ...issuedResults(scopes));
+    notes.results.push(
+      `the used refresh token is spent; ${keepOld ? "earlier access tokens stay valid until they expire (decision 55)" : "every earlier access token of the chain is revoked"}`,
+      ...issuedResults(scopes),
+    );
     return {
       access_token: tokens.accessToken,
       expires_in: ACCESS_TOKEN_EXPIRES_IN_SECONDS,
@@ -359,6 +365,7 @@ export function tokenRoutes(ctx: SandboxContext): Hono {
 
   // RFC 7009 revocation, as advertised by discovery. Unknown tokens still get 200, as the RFC requires.
   // Revoking a refresh token revokes its whole chain; revoking an access token revokes that token only (Hydra).
+  // With the shared-grant switch a chain holds every consent of the install's session (README decision 54).
   app.post("/oauth2/revoke", async (c) => {
     let installId: number | null = null;
     try {

@@ -9,13 +9,20 @@ export const ACCESS_TOKEN_PREFIX = "volt_at_";
 export const REFRESH_TOKEN_PREFIX = "volt_rt_";
 export const AUTHORIZATION_CODE_PREFIX = "volt_ac_";
 
+/**
+ * Issues a code. It starts a chain of its own (Hydra: one chain per consent), or, with the
+ * shared-grant switch (idp/behaviour.ts, README decision 54), joins the install's live chain, as
+ * panva's oidc-provider joins the consents of one session into one grant: then revoking any refresh
+ * token of the grant also ends the pair this code gives. `joinedChain` says which happened.
+ */
 export function issueAuthorizationCode(
   ctx: SandboxContext,
   grant: { clientId: string; redirectUri: string; scopes: string[]; installId: number; handshake?: string | null },
-): string {
+): { code: string; joinedChain: boolean } {
   const code = `${AUTHORIZATION_CODE_PREFIX}${randomString(32)}`;
   const now = ctx.clock.nowMs();
-  const chainId = `chain_${randomString(12)}`;
+  const live = ctx.idpBehaviour.sharedGrant ? ctx.store.liveChainOfInstall(grant.installId) : undefined;
+  const chainId = live?.chainId ?? `chain_${randomString(12)}`;
   const record: CodeRecord = {
     clientId: grant.clientId,
     redirectUri: grant.redirectUri,
@@ -27,6 +34,12 @@ export function issueAuthorizationCode(
     usedAtMs: null,
   };
   ctx.store.state.codes[sha256Hex(code)] = record;
+  if (live) {
+    // The grant now answers for the newest consent: its token call and API calls name that handshake (decision 52).
+    if (grant.handshake) live.chain.handshake = grant.handshake;
+    ctx.store.changed();
+    return { code, joinedChain: true };
+  }
   // The chain (fosite's request ID) starts with the code; token-stats reports on the install's newest one.
   // The chain remembers its handshake, so the token call and the API calls of the code's tokens name it (decision 52).
   ctx.store.state.chains[chainId] = {
@@ -37,7 +50,7 @@ export function issueAuthorizationCode(
     ...(grant.handshake ? { handshake: grant.handshake } : {}),
   };
   ctx.store.changed();
-  return code;
+  return { code, joinedChain: false };
 }
 
 export interface IssuedTokens {

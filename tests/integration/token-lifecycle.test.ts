@@ -3,7 +3,8 @@
 // to play a second instance, or a process that dies at the worst moment.
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { resultOf, runAppWorker, startAppWorker } from "../helpers/app-process";
-import { closeSql, control, expireAccessToken, installViaPortal, resetWorld, sql, tokenCalls } from "../helpers/stack";
+import { signInStaffWithFetch } from "../helpers/staff-sign-in";
+import { closeSql, control, expireAccessToken, installViaPortal, resetWorld, sql, stack, tokenCalls } from "../helpers/stack";
 
 type CallSummary = { ok: number; errors: Record<string, number>; latencies: number[] };
 
@@ -155,6 +156,41 @@ describe("the token endpoint fails mid-refresh (sandbox faults)", () => {
     expect(await installStatus(installRowId)).toBe("REINSTALL_NEEDED");
   });
 
+  // sandbox decision 55: a server that keeps earlier access tokens valid after a refresh. The old token
+  // still works although the refresh happened, so the app's one resend is a reuse. No app can save this
+  // install (its only working pair was in the lost answer); what matters is that staff and the operator
+  // are told what is known, not "the service refused the app".
+  it("at a server that keeps old access tokens valid, a lost answer ends in re-install needed, explained as a lost answer", async () => {
+    await control("POST", "/idp-behaviour", { oldAccessTokensStayValid: true });
+    const { installRowId, installId, sessionCookie } = await installViaPortal(1001);
+    await expireAccessToken(installRowId, false);
+    await control("POST", "/faults", { tokenEndpoint: { mode: "answer-then-fail", count: 1 } });
+    expect(resultOf<CallSummary>(await runAppWorker(["call", installRowId, "1"])).ok).toBe(0);
+    await settleNow(installRowId, true);
+    expect(resultOf<CallSummary>(await runAppWorker(["call", installRowId, "2"])).errors).toEqual({ "NoUsableTokenError:reinstall_needed": 2 });
+    // The old token passed the probe, so the refresh token was sent once more: a reuse, the grant revoked.
+    expect((await tokenCalls(installId)).refresh_token).toBe(2);
+    expect(await chainRevocations()).toBe(1);
+    expect(await installStatus(installRowId)).toBe("REINSTALL_NEEDED");
+
+    const [event] = await sql<{ cause: string; detail: string }>(
+      "SELECT cause, detail FROM install_events WHERE install_row_id = $1 AND to_status = 'REINSTALL_NEEDED'",
+      [installRowId],
+    );
+    expect(event!.cause).toBe("refresh");
+    expect(event!.detail).toMatch(/^an earlier refresh's answer was lost; the previous access token still worked, which at some identity providers .* does not prove the refresh never happened; the refresh token was sent once more and refused \(invalid_grant: .*\): most likely the earlier refresh succeeded and its answer was lost \(or the install was removed at the service meanwhile\)/);
+
+    // Staff read it in the console's timeline; the operator reads it in plain words, no OAuth terms.
+    const staff = await signInStaffWithFetch(process.env.STAFF_DEV_EMAIL!, process.env.STAFF_DEV_PASSWORD!);
+    const consoleHtml = await (await fetch(`${stack.appUrl}/admin/installs/${installRowId}`, { headers: { cookie: staff.sessionCookie! } })).text();
+    expect(consoleHtml).toContain("does not prove the refresh never happened; the refresh token was sent once more and refused");
+    const page = await (await fetch(`${stack.appUrl}/dashboard`, { headers: { cookie: sessionCookie } })).text();
+    const lost = /data-testid="install-lost"[\s\S]*?<\/p>/.exec(page)?.[0] ?? "";
+    expect(lost).toContain("the service then refused the app");
+    expect(lost).toContain("Most likely the renewal went through and only its answer was lost (or the app was removed from your account at that moment)");
+    expect(lost).not.toMatch(/token|refresh|grant|OAuth/i);
+  });
+
   it("an idle grant (old token expired, nothing to probe): a 500 that did nothing is retried once and the install saved", async () => {
     const { installRowId, installId } = await installViaPortal(1002);
     await expireAccessToken(installRowId, true); // expired at the service too: the probe cannot tell
@@ -177,6 +213,8 @@ describe("the token endpoint fails mid-refresh (sandbox faults)", () => {
     resultOf<CallSummary>(await runAppWorker(["call", installRowId, "3"]));
     expect((await tokenCalls(installId)).refresh_token).toBe(2);
     expect(await installStatus(installRowId)).toBe("REINSTALL_NEEDED");
+    const [event] = await sql<{ detail: string }>("SELECT detail FROM install_events WHERE install_row_id = $1 AND to_status = 'REINSTALL_NEEDED'", [installRowId]);
+    expect(event!.detail).toMatch(/^an earlier refresh's answer was lost; the previous access token had expired, so nothing could tell whether the refresh happened; the refresh token was sent once more and refused/);
   });
 });
 

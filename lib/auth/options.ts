@@ -15,11 +15,12 @@
 // id, callbacks.session checks it on every read, and sign-out revokes it (events.signOut), so a
 // copied cookie stops working and no session outlives SESSION_ABSOLUTE_LIFETIME_SECONDS.
 import "server-only";
-import type { NextAuthOptions } from "next-auth";
+import type { NextAuthOptions, Session } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/log";
 import { endSession, isSessionLive, startSession } from "./sessions";
+import { staffAccountsFrom } from "./staff-accounts";
 import { SignInRefusedError, signInStaff } from "./staff-sign-in";
 
 /**
@@ -81,18 +82,24 @@ export function authOptions(): NextAuthOptions {
         }
         return token;
       },
-      // Runs on every read of the session (getServerSession, /api/auth/session): a session whose
-      // row is signed out or past its absolute lifetime reads as no session at all.
+      // Runs on every read of the session (getServerSession, /api/auth/session). The answer is
+      // built here from what the app put in the token, never next-auth's default `user` (which
+      // copies the token's email). A session whose row is signed out or past its absolute lifetime,
+      // or a staff account no longer in STAFF_USERS, reads as no session at all: an empty object,
+      // which the session endpoint answers as `{}` (as for no cookie) and getServerSession as null.
       async session({ session, token }) {
         if (token.kind === "operator" && typeof token.installRowId === "string" && typeof token.operatorId === "string") {
           if (await isSessionLive(token.sid, "operator", token.installRowId)) {
-            session.operator = { installRowId: token.installRowId, operatorId: token.operatorId };
+            return { expires: session.expires, operator: { installRowId: token.installRowId, operatorId: token.operatorId } };
           }
         }
         if (token.kind === "staff" && typeof token.email === "string") {
-          if (await isSessionLive(token.sid, "staff", token.email)) session.staff = { email: token.email };
+          // With your own identity provider for staff, drop the STAFF_USERS check with the rest of it.
+          if (staffAccountsFrom(env().STAFF_USERS).has(token.email) && (await isSessionLive(token.sid, "staff", token.email))) {
+            return { expires: session.expires, staff: { email: token.email } };
+          }
         }
-        return session;
+        return {} as Session;
       },
     },
     events: {

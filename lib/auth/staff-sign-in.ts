@@ -14,7 +14,7 @@
 import "server-only";
 import { createHmac } from "node:crypto";
 import { env } from "@/lib/env";
-import { clientAddress } from "@/lib/http/client-address";
+import { addressLimitKey, clientAddress } from "@/lib/http/client-address";
 import { logger } from "@/lib/log";
 import { rateLimits } from "@/lib/rate-limit";
 import { TrySemaphore } from "@/lib/try-semaphore";
@@ -73,7 +73,7 @@ export async function signInStaff(credentials: unknown, headers: Headers): Promi
     const limits = rateLimits();
     // Both counters count this attempt, so a guesser spreading over addresses still meets the
     // account's limit, and one address trying many accounts meets its own.
-    const [byAddress, byAccount] = await Promise.all([limits.signInAddress.take(address), limits.signInAccount.take(account)]);
+    const [byAddress, byAccount] = await Promise.all([limits.signInAddress.take(addressLimitKey(address)), limits.signInAccount.take(account)]);
     const waits = [byAddress, byAccount].flatMap((verdict) => (verdict.allowed ? [] : [verdict.retryAfterSeconds]));
     if (waits.length > 0) {
       const retryAfterSeconds = Math.max(...waits);

@@ -40,3 +40,18 @@ export function crossSiteRefusal(
   if (origin !== null && origin !== appOrigin) return { reason: "origin", value: origin.slice(0, 100) };
   return null;
 }
+
+// Server actions exist only on pages: a `Next-Action` header names one, and Next.js decodes the
+// request as an action call wherever it arrives. On a path with no page (an API route, the build's
+// files under /_next, /favicon.ico) no action can exist, yet Next.js still treats the request as
+// one: the route handler runs anyway, or Next.js fails to find the action, answers 409 and logs a
+// stack trace per request (500s and an `uncaughtException` line per request were seen with a
+// forged X-Forwarded-Host). Such a request is never legitimate, so it is refused before Next.js
+// sees it (proxy.ts, whose matcher lets it see these paths only when they carry the header).
+// Register A108.
+const PATHS_WITHOUT_PAGES = /^\/(?:api(?:\/|$)|_next\/|favicon\.ico$)/;
+
+/** Whether this request names a server action on a path where none can exist. */
+export function isServerActionOutsidePages(pathname: string, headers: { get(name: string): string | null }): boolean {
+  return headers.get("next-action") !== null && PATHS_WITHOUT_PAGES.test(pathname);
+}

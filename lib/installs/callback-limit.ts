@@ -6,7 +6,7 @@
 // CALLBACK_REQUESTS_PER_MINUTE (default 20) is far above what a person does (one approval, perhaps a
 // reload or a second tab), and leaves room for an office of operators behind one address.
 import "server-only";
-import { clientAddress } from "@/lib/http/client-address";
+import { addressLimitKey, clientAddress } from "@/lib/http/client-address";
 import { logger } from "@/lib/log";
 import { AuthorizationCodeSchema } from "@/lib/oauth/authorization-code";
 import { rateLimits, type LimitVerdict } from "@/lib/rate-limit";
@@ -16,7 +16,8 @@ export async function takeCallbackAttempt(query: URLSearchParams, headers: Heade
   // Callbacks without a well-formed code spend nothing (completeInstall refuses them at once).
   if (!AuthorizationCodeSchema.safeParse(query.get("code")).success) return { allowed: true };
   const address = clientAddress(headers);
-  const verdict = await rateLimits().callbackAddress.take(address);
+  // An IPv6 client is counted by its /64, all of which it may use (lib/http/client-address.ts).
+  const verdict = await rateLimits().callbackAddress.take(addressLimitKey(address));
   if (!verdict.allowed) logger.warn({ address, retryAfterSeconds: verdict.retryAfterSeconds }, "install callback refused: too many requests from this address");
   return verdict;
 }

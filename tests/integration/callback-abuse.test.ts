@@ -69,6 +69,18 @@ describe("the per-address limit", () => {
     expect(response.headers.get("location")).toBe(`${stack.appUrl}/dashboard`);
   });
 
+  it("every address of one IPv6 /64 counts against one limit: the 21st callback from the /64 gets 429", async () => {
+    // One subscriber's /64 (RFC 6177): a client can pick any of its addresses for each request.
+    const inPrefix = (i: number) => `2001:db8:c:7::${(i + 1).toString(16)}`;
+    for (let i = 0; i < PER_MINUTE; i++) expect((await visit(forgedQuery(i), inPrefix(i))).status).toBe(303);
+    const callsBefore = (await tokenCalls()).events.length;
+    for (let i = PER_MINUTE; i < PER_MINUTE + 5; i++) expect((await visit(forgedQuery(i), inPrefix(i))).status).toBe(429);
+    expect((await visit(forgedQuery(99), "2001:0DB8:000C:0007:0:0:0:1")).status).toBe(429);
+    expect((await tokenCalls()).events).toHaveLength(callsBefore);
+    // The next /64 is another client.
+    expect((await visit(forgedQuery(100), "2001:db8:c:8::1")).status).toBe(303);
+  });
+
   it("a real code refused by the limit is not spent: it works from the same address once the window passes", async () => {
     const address = newAddress();
     for (let i = 0; i < PER_MINUTE; i++) await visit(forgedQuery(i), address);

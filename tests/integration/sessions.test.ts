@@ -1,6 +1,9 @@
 // Sessions end: sign-out revokes the session on the server (a copied cookie stops working), and no
 // session outlives its absolute lifetime, however fresh its cookie (lib/auth/sessions.ts).
+import { spawn } from "node:child_process";
+import path from "node:path";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { freePort } from "../helpers/callback";
 import { signInStaffWithFetch, signOutWithFetch } from "../helpers/staff-sign-in";
 import { closeSql, installViaPortal, resetWorld, sql, stack } from "../helpers/stack";
 
@@ -32,6 +35,13 @@ async function staffCookie(): Promise<string> {
   return result.sessionCookie!;
 }
 
+/** What next-auth's session endpoint (the one browser code reads) answers for this cookie. */
+async function sessionEndpoint(cookie: string, appUrl = stack.appUrl): Promise<Record<string, unknown>> {
+  const response = await fetch(`${appUrl}/api/auth/session`, { headers: { Cookie: cookie } });
+  expect(response.status).toBe(200);
+  return (await response.json()) as Record<string, unknown>;
+}
+
 beforeEach(resetWorld);
 afterAll(closeSql);
 
@@ -61,11 +71,30 @@ describe("sign-out ends the session on the server", () => {
     expect(await consoleAdmits(otherDevice)).toBe(true);
   });
 
-  it("next-auth's session endpoint reads a revoked session as none", async () => {
+  it("next-auth's session endpoint answers {} for a revoked session, staff or operator: no email, no user", async () => {
     const copy = await staffCookie();
+    expect(await sessionEndpoint(copy)).toMatchObject({ staff: { email: required("STAFF_DEV_EMAIL") } });
     await signOutWithFetch(copy);
-    const session = (await (await fetch(`${stack.appUrl}/api/auth/session`, { headers: { Cookie: copy } })).json()) as Record<string, unknown>;
-    expect(session.staff).toBeUndefined();
+    expect(await sessionEndpoint(copy)).toEqual({});
+
+    const { sessionCookie } = await installViaPortal(1001);
+    expect(await sessionEndpoint(sessionCookie)).toMatchObject({ operator: { operatorId: "1001" } });
+    await signOutWithFetch(sessionCookie);
+    expect(await sessionEndpoint(sessionCookie)).toEqual({});
+  });
+
+  it("a session revoked elsewhere (another device signed it out) answers {} here too", async () => {
+    const staff = await staffCookie();
+    const { sessionCookie: operator } = await installViaPortal(1001);
+    await sql("UPDATE sessions SET revoked_at = now()");
+    expect(await sessionEndpoint(staff)).toEqual({});
+    expect(await sessionEndpoint(operator)).toEqual({});
+    expect(await consoleAdmits(staff)).toBe(false);
+  });
+
+  it("a live session shows only what the app put in it: no user object with the email", async () => {
+    const session = await sessionEndpoint(await staffCookie());
+    expect(Object.keys(session).sort()).toEqual(["expires", "staff"]);
   });
 });
 
@@ -83,11 +112,45 @@ describe("the absolute lifetime", () => {
     await sql("UPDATE sessions SET created_at = now() - interval '12 hours 1 minute'");
     expect(await dashboardWith(operatorCookie)).toContain(NOT_SIGNED_IN);
     expect(await consoleAdmits(staff)).toBe(false);
+    expect(await sessionEndpoint(operatorCookie)).toEqual({});
+    expect(await sessionEndpoint(staff)).toEqual({});
   });
 
   it("a cookie without a session row (forged with the secret, or from before sessions were recorded) is refused", async () => {
     const { sessionCookie } = await installViaPortal(1001);
     await sql("DELETE FROM sessions");
     expect(await dashboardWith(sessionCookie)).toContain(NOT_SIGNED_IN);
+  });
+});
+
+describe("a staff account removed from STAFF_USERS", () => {
+  it("its session reads as none at the next request: {} from the session endpoint, and no console", async () => {
+    const cookie = await staffCookie();
+    const email = required("STAFF_DEV_EMAIL");
+    // The same build and database, as after a redeploy whose STAFF_USERS no longer lists this account.
+    const remaining = required("STAFF_USERS")
+      .split(",")
+      .filter((entry) => !entry.startsWith(`${email}=`))
+      .join(",");
+    const port = await freePort();
+    const serverJs = path.resolve(process.env.NEXT_DIST_DIR || ".next", "standalone", "server.js");
+    const child = spawn(process.execPath, [serverJs], {
+      env: { ...process.env, NODE_ENV: "production", PORT: String(port), HOSTNAME: "127.0.0.1", __NEXT_PROCESSED_ENV: "true", STAFF_USERS: remaining },
+      stdio: "ignore",
+    });
+    try {
+      const appUrl = `http://127.0.0.1:${port}`;
+      for (let i = 0; !(await fetch(`${appUrl}/api/health`).catch(() => undefined))?.ok; i++) {
+        if (i > 300) throw new Error("the second server did not start");
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(await sessionEndpoint(cookie, appUrl)).toEqual({});
+      const admin = await fetch(`${appUrl}/admin`, { headers: { Cookie: cookie }, redirect: "manual" });
+      expect(admin.headers.get("location") ?? "").toContain("/admin/sign-in");
+      // The account still listed on the stack's own server is still signed in there.
+      expect(await sessionEndpoint(cookie)).toMatchObject({ staff: { email } });
+    } finally {
+      child.kill("SIGTERM");
+    }
   });
 });

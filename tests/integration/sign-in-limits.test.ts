@@ -82,6 +82,22 @@ describe("staff sign-in limits", () => {
     expect((await signInStaffWithFetch("ghost@example.com", "guess", from(newAddress()))).outcome).toMatch(/^limited\./);
   });
 
+  it("every address of one IPv6 /64 counts against one limit: the 21st attempt from the /64 is refused", async () => {
+    // One subscriber's /64 (RFC 6177): a client can pick any of its addresses for each request.
+    const inPrefix = (i: number) => `2001:db8:5:7::${(i + 1).toString(16)}`;
+    for (let i = 0; i < PER_ADDRESS; i++) {
+      expect((await signInStaffWithFetch(`nobody-${i}@example.com`, "guess", from(inPrefix(i)))).outcome).toBe("CredentialsSignin");
+    }
+    // More addresses of the same /64, one of them written another way, are limited too.
+    for (const address of [inPrefix(PER_ADDRESS), inPrefix(PER_ADDRESS + 1), "2001:0DB8:0005:0007:0:0:0:ff"]) {
+      expect((await signInStaffWithFetch(staffEmail(), staffPassword(), from(address))).outcome, address).toMatch(/^limited\./);
+    }
+    // The next /64 is another client.
+    expect((await signInStaffWithFetch(staffEmail(), staffPassword(), from("2001:db8:5:8::1"))).outcome).toBe("ok");
+    const keys = (await sql<{ key: string }>("SELECT key FROM rate_limits WHERE key LIKE 'sign_in_address:%'")).map((r) => r.key);
+    expect(keys).toContain("sign_in_address:2001:db8:5:7::/64");
+  });
+
   it("a burst is answered 'busy, try again' at once beyond the hashing slots, not queued", async () => {
     // Many addresses, many accounts: no rate limit is reached, only the semaphore (2 slots).
     const burst = await Promise.all(

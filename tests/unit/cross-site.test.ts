@@ -1,6 +1,6 @@
 // lib/http/cross-site.ts: which POSTs to a page are refused as cross-site (issue 14, CSRF).
 import { describe, expect, it } from "vitest";
-import { crossSiteRefusal } from "@/lib/http/cross-site";
+import { crossSiteRefusal, isServerActionOutsidePages } from "@/lib/http/cross-site";
 
 const APP = "https://partner.example.com";
 const headers = (values: Record<string, string>) => new Headers(values);
@@ -30,5 +30,22 @@ describe("crossSiteRefusal", () => {
   it("never echoes more than a short piece of what was sent", () => {
     const refusal = crossSiteRefusal("POST", headers({ Origin: `https://${"a".repeat(500)}.example` }), APP);
     expect(refusal?.value.length).toBe(100);
+  });
+});
+
+describe("isServerActionOutsidePages", () => {
+  const action = headers({ "Next-Action": "7f3a9c" });
+
+  it("is true for a Next-Action header on an API route, a build file or the favicon", () => {
+    for (const path of ["/api", "/api/webhooks", "/api/auth/session", "/_next/static/chunks/x.js", "/_next/image", "/favicon.ico"]) {
+      expect(isServerActionOutsidePages(path, action), path).toBe(true);
+    }
+  });
+
+  it("is false on pages, where server actions live, and without the header", () => {
+    for (const path of ["/", "/admin", "/admin/installs/1", "/dashboard", "/oauth/continue", "/apiary", "/favicon.ico.html"]) {
+      expect(isServerActionOutsidePages(path, action), path).toBe(false);
+    }
+    expect(isServerActionOutsidePages("/api/webhooks", headers({}))).toBe(false);
   });
 });

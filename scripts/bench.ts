@@ -784,6 +784,47 @@ try {
     summary("GET /dashboard/charge-points, during the burst", busyDashboard);
     const p99 = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 99);
     console.log(`${"dashboard p99 ratio (burst / quiet)".padEnd(44)} ${(p99(busyDashboard) / p99(quietDashboard)).toFixed(2)}`);
+
+    // A burst of wrong passwords against ONE staff account from many addresses: it stays under
+    // every per-address limit and locks the account. The staff member's browser that signed in
+    // before holds a device cookie (lib/auth/staff-device.ts) and is counted in its own budget, so
+    // it must still get in; a browser the app has not seen is refused while the lock holds.
+    console.log("\n== one staff account under a burst (150 wrong passwords from 150 addresses at concurrency 50) ==");
+    const staffEmail = stack.env.STAFF_DEV_EMAIL!;
+    const staffPassword = stack.env.STAFF_DEV_PASSWORD!;
+    const before = await signInStaffWithFetch(staffEmail, staffPassword, { appUrl: stack.env.APP_URL, headers: { "X-Forwarded-For": "203.0.113.200" } });
+    if (!before.deviceCookie) throw new Error(`bench: the staff sign-in set no device cookie (${before.outcome})`);
+    const accountOutcomes: Record<string, number> = {};
+    const accountMs: number[] = [];
+    let nextGuess = 0;
+    await Promise.all(
+      Array.from({ length: 50 }, async () => {
+        while (nextGuess < 150) {
+          const n = nextGuess++;
+          const t0 = performance.now();
+          const { outcome } = await signInStaffWithFetch(staffEmail, `wrong-password-${n}`, {
+            appUrl: stack.env.APP_URL,
+            headers: { "X-Forwarded-For": `203.0.113.${n + 1}` },
+          });
+          accountMs.push(performance.now() - t0);
+          const kind = outcome.split(".")[0]!;
+          accountOutcomes[kind] = (accountOutcomes[kind] ?? 0) + 1;
+        }
+      }),
+    );
+    console.log(`${"burst answers".padEnd(44)} ${Object.entries(accountOutcomes).map(([k, v]) => `${k}=${v}`).join("  ")}  slowest=${Math.max(...accountMs).toFixed(0)} ms`);
+    const t0 = performance.now();
+    const knownBrowser = await signInStaffWithFetch(staffEmail, staffPassword, {
+      appUrl: stack.env.APP_URL,
+      headers: { "X-Forwarded-For": "203.0.113.201" },
+      deviceCookie: before.deviceCookie,
+    });
+    const knownMs = performance.now() - t0;
+    console.log(`${"staff, browser that signed in before".padEnd(44)} ${knownBrowser.outcome === "ok" ? "gets in" : `refused (${knownBrowser.outcome})`} in ${knownMs.toFixed(0)} ms`);
+    const newBrowser = await signInStaffWithFetch(staffEmail, staffPassword, { appUrl: stack.env.APP_URL, headers: { "X-Forwarded-For": "203.0.113.202" } });
+    console.log(`${"staff, a browser never seen (right password)".padEnd(44)} ${newBrowser.outcome === "ok" ? "gets in" : `refused (${newBrowser.outcome})`}`);
+    // The later sections sign in as this staff member from a browser never seen: lift the lock.
+    await sql("DELETE FROM rate_limits");
   }
 
   if (runs("console")) {

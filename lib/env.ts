@@ -317,6 +317,11 @@ const EnvSchema = z.object({
   /** Sign-in attempts per window from one client address, and for one account (across addresses). */
   SIGN_IN_ATTEMPTS_PER_ADDRESS: z.coerce.number().int().min(1).max(10_000).default(20),
   SIGN_IN_ATTEMPTS_PER_ACCOUNT: z.coerce.number().int().min(1).max(10_000).default(10),
+  /**
+   * Attempts per window from a browser that signed in to the account before (its device cookie,
+   * lib/auth/staff-device.ts). Counted instead of the account's; beyond them the browser is unknown.
+   */
+  SIGN_IN_ATTEMPTS_PER_DEVICE: z.coerce.number().int().min(1).max(10_000).default(5),
   SIGN_IN_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
   /** The first lock-out after a window's attempts are used up; each further one doubles, up to 1 h. */
   SIGN_IN_LOCKOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),

@@ -99,7 +99,7 @@ export class BackoffLimit {
   }
 }
 
-let limits: { signInAddress: BackoffLimit; signInAccount: BackoffLimit; callbackAddress: BackoffLimit } | undefined;
+let limits: { signInAddress: BackoffLimit; signInAccount: BackoffLimit; signInDevice: BackoffLimit; callbackAddress: BackoffLimit } | undefined;
 
 /** The app's limits, built from the environment once per process. */
 export function rateLimits() {
@@ -115,6 +115,14 @@ export function rateLimits() {
     signInAccount: new BackoffLimit({
       name: "sign_in_account",
       attempts: e.SIGN_IN_ATTEMPTS_PER_ACCOUNT,
+      windowSeconds: e.SIGN_IN_WINDOW_SECONDS,
+      lockoutSeconds: e.SIGN_IN_LOCKOUT_SECONDS,
+    }),
+    // A known browser's own budget (lib/auth/staff-device.ts), keyed by its device id: counted
+    // instead of the account's, so strangers' failures cannot lock that browser out.
+    signInDevice: new BackoffLimit({
+      name: "sign_in_device",
+      attempts: e.SIGN_IN_ATTEMPTS_PER_DEVICE,
       windowSeconds: e.SIGN_IN_WINDOW_SECONDS,
       lockoutSeconds: e.SIGN_IN_LOCKOUT_SECONDS,
     }),

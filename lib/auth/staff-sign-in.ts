@@ -4,13 +4,20 @@
 //   1. a hashing slot: at most PASSWORD_HASH_CONCURRENCY scrypt verifications run at once in this
 //      process; with none free the attempt is refused at once ("busy"), never queued, so a burst
 //      cannot take every libuv thread from the database driver and the webhook route;
-//   2. rate limits per client address and per account, in PostgreSQL so they hold across
-//      instances, with doubling lock-outs; a correct password is refused too while limited;
+//   2. rate limits, in PostgreSQL so they hold across instances, with doubling lock-outs; a correct
+//      password is refused too while limited:
+//      - per client address, for every attempt;
+//      - per device, for a browser holding a valid device cookie for this account (it signed in
+//        to it before: lib/auth/staff-device.ts, OWASP's "device cookies"); a device over its own
+//        budget is treated as unknown;
+//      - per account, for attempts from unknown devices only, so strangers spending the account's
+//        budget lock out unknown devices, never the staff member's own browser;
 //   3. the check itself (lib/auth/staff-accounts.ts), which costs the same for unknown emails.
 //
 // Nothing the person typed reaches a log line or the rate-limit table: the account is named by a
 // keyed hash of what was typed in the email field (it may hold a password typed in the wrong box),
-// and by its email only when that email is a configured account.
+// and by its email only when that email is a configured account. The device cookie's value is
+// never logged either: only whether the device was known.
 import "server-only";
 import { createHmac } from "node:crypto";
 import { env } from "@/lib/env";
@@ -19,6 +26,7 @@ import { logger } from "@/lib/log";
 import { rateLimits } from "@/lib/rate-limit";
 import { TrySemaphore } from "@/lib/try-semaphore";
 import { formatSignInRefusal, type SignInRefusal } from "./sign-in-refusal";
+import { deviceCookieFor, knownDevice, newDeviceId, rememberDevice } from "./staff-device";
 import { StaffCredentialsSchema, authenticateStaff, staffAccountsFrom, type StaffIdentity } from "./staff-accounts";
 
 /** Thrown from `authorize`: next-auth hands its message to the form (lib/auth/sign-in-refusal.ts). */
@@ -71,25 +79,38 @@ export async function signInStaff(credentials: unknown, headers: Headers): Promi
   }
   try {
     const limits = rateLimits();
-    // Both counters count this attempt, so a guesser spreading over addresses still meets the
-    // account's limit, and one address trying many accounts meets its own.
-    const [byAddress, byAccount] = await Promise.all([limits.signInAddress.take(addressLimitKey(address)), limits.signInAccount.take(account)]);
-    const waits = [byAddress, byAccount].flatMap((verdict) => (verdict.allowed ? [] : [verdict.retryAfterSeconds]));
+    const device = knownDevice(headers, account);
+    // Every attempt counts against its address. A known device's attempt counts against the
+    // device's own budget instead of the account's; an unknown device's, or one whose device is
+    // over its budget, against the account's, so a guesser spreading over addresses still meets
+    // the account's limit, and one address trying many accounts meets its own.
+    const [byAddress, byDevice] = await Promise.all([limits.signInAddress.take(addressLimitKey(address)), device ? limits.signInDevice.take(device) : undefined]);
+    const trusted = byDevice?.allowed === true;
+    const byAccount = trusted ? undefined : await limits.signInAccount.take(account);
+    const deviceState = !device ? "unknown" : trusted ? "known" : "known, over its budget";
+    const waits = [byAddress, byAccount].flatMap((verdict) => (!verdict || verdict.allowed ? [] : [verdict.retryAfterSeconds]));
     if (waits.length > 0) {
       const retryAfterSeconds = Math.max(...waits);
-      logger.warn({ ...logged, retryAfterSeconds }, "staff sign-in refused: too many attempts");
+      logger.warn({ ...logged, device: deviceState, retryAfterSeconds }, "staff sign-in refused: too many attempts");
       throw new SignInRefusedError({ reason: "limited", retryAfterSeconds });
     }
 
     const staff = await authenticateStaff(credentials, accounts);
     if (!staff) {
-      logger.warn(logged, "staff sign-in refused");
+      logger.warn({ ...logged, device: deviceState }, "staff sign-in refused");
       return null;
     }
-    // A success forgets the account's failures; the address's count stays, or one valid account
-    // would let its holder reset their address's limit while guessing others.
-    await limits.signInAccount.clear(account);
-    logger.info({ address, email: staff.email }, "staff signed in");
+    // A success forgets the failures of what it was counted against. From a known device, the
+    // account's count stays: it holds strangers' failures, and the staff member signing in from
+    // their own browser must not reopen guessing for them. The address's count always stays, or
+    // one valid account would let its holder reset their address's limit while guessing others.
+    if (device) await limits.signInDevice.clear(device);
+    if (!trusted) await limits.signInAccount.clear(account);
+    // This browser is (still) a known device of this account, for another DEVICE_COOKIE_MAX_AGE_SECONDS.
+    await rememberDevice(deviceCookieFor(account, device ?? newDeviceId())).catch((error: unknown) =>
+      logger.warn({ err: error, address, email: staff.email }, "staff signed in, but the device cookie could not be set"),
+    );
+    logger.info({ address, email: staff.email, device: deviceState }, "staff signed in");
     return staff;
   } finally {
     release();

@@ -9,6 +9,10 @@ export type StaffSignInResult = {
   status: number;
   /** `name=value` of the session cookie, on success. */
   sessionCookie?: string;
+  /** `name=value` of the device cookie the app set (on success: lib/auth/staff-device.ts). */
+  deviceCookie?: string;
+  /** Every Set-Cookie line of the answer, with its attributes. */
+  setCookies: string[];
 };
 
 function cookiePairs(response: Response): string[] {
@@ -18,11 +22,12 @@ function cookiePairs(response: Response): string[] {
 /**
  * Signs in with these credentials. `headers` are added to the POST (e.g. an X-Forwarded-For, to
  * play another client address: with TRUSTED_PROXY_COUNT=0, `next start` keeps a client's header).
+ * `deviceCookie` (`name=value`, as a previous result's) plays a browser that signed in before.
  */
 export async function signInStaffWithFetch(
   email: string,
   password: string,
-  options: { appUrl?: string; headers?: Record<string, string> } = {},
+  options: { appUrl?: string; headers?: Record<string, string>; deviceCookie?: string } = {},
 ): Promise<StaffSignInResult> {
   const appUrl = options.appUrl ?? stack.appUrl;
   const csrf = await fetch(`${appUrl}/api/auth/csrf`, { headers: options.headers });
@@ -32,18 +37,19 @@ export async function signInStaffWithFetch(
     redirect: "manual",
     headers: {
       "Content-Type": "application/x-www-form-urlencoded",
-      Cookie: cookiePairs(csrf).join("; "),
       ...options.headers,
+      Cookie: [...cookiePairs(csrf), ...(options.deviceCookie ? [options.deviceCookie] : [])].join("; "),
     },
     // json=true: next-auth answers { url } instead of a redirect, as it does for its own client.
     body: new URLSearchParams({ email, password, csrfToken, callbackUrl: `${appUrl}/admin`, json: "true" }).toString(),
   });
   const sessionCookie = cookiePairs(response).find((pair) => /^(__Secure-)?next-auth\.session-token=./.test(pair));
+  const deviceCookie = cookiePairs(response).find((pair) => /^(__Secure-)?partner-app\.staff-device=./.test(pair));
   let url: string | undefined;
   if (response.headers.get("content-type")?.includes("json")) url = ((await response.json()) as { url?: string }).url;
   else await response.body?.cancel();
   const error = url ? new URL(url).searchParams.get("error") : null;
-  return { outcome: sessionCookie && !error ? "ok" : (error ?? `http_${response.status}`), status: response.status, sessionCookie };
+  return { outcome: sessionCookie && !error ? "ok" : (error ?? `http_${response.status}`), status: response.status, sessionCookie, deviceCookie, setCookies: response.headers.getSetCookie() };
 }
 
 /** next-auth's sign-out, as the Sign out button does it (POST with the CSRF token), for this cookie. */

@@ -1,5 +1,6 @@
 // Staff sign-in under abuse, against the running app: rate limits per address and per account
-// (PostgreSQL-backed, with lock-outs), the password-hashing semaphore, and what reaches the log.
+// (PostgreSQL-backed, with lock-outs), device cookies that keep a staff member's own browser out of
+// strangers' lock-outs, the password-hashing semaphore, and what reaches the log.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
@@ -14,14 +15,30 @@ function required(name: string): string {
 const staffEmail = () => required("STAFF_DEV_EMAIL");
 const staffPassword = () => required("STAFF_DEV_PASSWORD");
 
-// The app's defaults (lib/env.ts): 20 attempts per address, 10 per account, per 15 minutes.
+// The app's defaults (lib/env.ts): 20 attempts per address, 10 per account, 5 per known device, per 15 minutes.
 const PER_ADDRESS = 20;
 const PER_ACCOUNT = 10;
+const PER_DEVICE = 5;
 
 /** A client address of its own for each test (TRUSTED_PROXY_COUNT=0 keeps the client's header). */
 let addressCounter = 0;
 const newAddress = () => `198.51.100.${++addressCounter}`;
 const from = (address: string) => ({ headers: { "X-Forwarded-For": address } });
+/** As `from`, from a browser holding this device cookie (`name=value`). */
+const fromDevice = (deviceCookie: string | undefined, address = newAddress()) => ({ ...from(address), deviceCookie });
+
+/** Strangers: `count` wrong passwords for this email, each from an address of its own. */
+async function burstOfWrongPasswords(email: string, count: number): Promise<string[]> {
+  const outcomes: string[] = [];
+  for (let i = 0; i < count; i++) outcomes.push((await signInStaffWithFetch(email, `stranger-${i}`, from(newAddress()))).outcome);
+  return outcomes;
+}
+
+/** The points counted so far under one limit (e.g. `sign_in_account`), over all its keys. */
+async function counted(limit: string): Promise<number> {
+  const [row] = await sql<{ n: number }>("SELECT coalesce(sum(points), 0)::int AS n FROM rate_limits WHERE key LIKE $1", [`${limit}:%`]);
+  return row!.n;
+}
 
 /**
  * As if the window and any lock-out had passed: the counters' end moves into the past. The
@@ -65,6 +82,93 @@ describe("staff sign-in limits", () => {
     const second = await signInStaffWithFetch(staffEmail(), staffPassword(), from(newAddress()));
     expect(second.outcome).toMatch(/^limited\./);
     expect(Number(second.outcome.split(".")[1])).toBeGreaterThan(firstWait * 1.5);
+  });
+
+  it("a burst of wrong passwords from many addresses locks the account for unknown devices only: the staff member's browser that signed in before still gets in", async () => {
+    const before = await signInStaffWithFetch(staffEmail(), staffPassword(), from(newAddress()));
+    expect(before.outcome).toBe("ok");
+
+    const burst = await burstOfWrongPasswords(staffEmail(), 3 * PER_ACCOUNT);
+    expect(burst.slice(0, PER_ACCOUNT).every((o) => o === "CredentialsSignin")).toBe(true);
+    expect(burst.slice(PER_ACCOUNT).every((o) => /^limited\.\d+$/.test(o))).toBe(true);
+
+    // The right password from a browser the app has not seen: refused while the account is locked.
+    const unknown = await signInStaffWithFetch(staffEmail(), staffPassword(), from(newAddress()));
+    expect(unknown.outcome).toMatch(/^limited\.\d+$/);
+    expect(unknown.sessionCookie).toBeUndefined();
+    expect(unknown.deviceCookie).toBeUndefined();
+
+    // The staff member's own browser, from yet another address: signed in, and still known.
+    const known = await signInStaffWithFetch(staffEmail(), staffPassword(), fromDevice(before.deviceCookie));
+    expect(known.outcome).toBe("ok");
+    expect(known.sessionCookie).toMatch(/next-auth\.session-token=/);
+    expect(known.deviceCookie).toMatch(/^partner-app\.staff-device=v1\./);
+
+    // Their sign-in did not reopen guessing for strangers: the account is still locked for unknown devices.
+    expect((await signInStaffWithFetch(staffEmail(), staffPassword(), from(newAddress()))).outcome).toMatch(/^limited\./);
+  });
+
+  it("the device cookie is httpOnly, SameSite=Strict, sent only to the sign-in route, lasts weeks, and holds no email", async () => {
+    const { deviceCookie, setCookies } = await signInStaffWithFetch(staffEmail(), staffPassword(), from(newAddress()));
+    const line = setCookies.find((l) => l.startsWith("partner-app.staff-device="));
+    expect(line).toBeDefined();
+    expect(line).toMatch(/; HttpOnly/i);
+    expect(line).toMatch(/; SameSite=Strict/i);
+    expect(line).toMatch(/; Path=\/api\/auth\/callback\/staff(;|$)/);
+    expect(Number(/; Max-Age=(\d+)/i.exec(line!)?.[1])).toBeGreaterThanOrEqual(30 * 86_400);
+    expect(line).not.toMatch(/; Secure/i); // the test stack's APP_URL is http://localhost
+    const value = deviceCookie!.slice(deviceCookie!.indexOf("=") + 1);
+    expect(value).toMatch(/^v1\.[A-Za-z0-9_-]{22}\.[0-9a-z]+\.[A-Za-z0-9_-]{43}$/); // an id, an expiry and a MAC
+    expect(value).not.toContain(staffEmail().split("@")[0]!);
+  });
+
+  it("a known device has a small budget of its own; over it, the device is unknown again and counted against the account", async () => {
+    const { deviceCookie } = await signInStaffWithFetch(staffEmail(), staffPassword(), from(newAddress()));
+    expect(deviceCookie).toBeDefined();
+
+    // Within its budget, a known device's failures are its own: the account's count does not move.
+    for (let i = 0; i < PER_DEVICE; i++) {
+      expect((await signInStaffWithFetch(staffEmail(), `mine-${i}`, fromDevice(deviceCookie))).outcome).toBe("CredentialsSignin");
+    }
+    expect(await counted("sign_in_device")).toBe(PER_DEVICE);
+    expect(await counted("sign_in_account")).toBe(0);
+
+    // One more: the device is over its budget, so this attempt is an unknown device's (checked, and
+    // counted against the account).
+    expect((await signInStaffWithFetch(staffEmail(), "one-too-many", fromDevice(deviceCookie))).outcome).toBe("CredentialsSignin");
+    expect(await counted("sign_in_account")).toBe(1);
+
+    // Once strangers lock the account, that device is locked out with the unknown ones, right password or not.
+    await burstOfWrongPasswords(staffEmail(), PER_ACCOUNT);
+    const refused = await signInStaffWithFetch(staffEmail(), staffPassword(), fromDevice(deviceCookie));
+    expect(refused.outcome).toMatch(/^limited\.\d+$/);
+    expect(refused.sessionCookie).toBeUndefined();
+  });
+
+  it("a forged, edited or other account's device cookie is an unknown device", async () => {
+    const viewer = await signInStaffWithFetch(required("STAFF_VIEWER_DEV_EMAIL"), required("STAFF_VIEWER_DEV_PASSWORD"), from(newAddress()));
+    expect(viewer.outcome).toBe("ok");
+    const mine = await signInStaffWithFetch(staffEmail(), staffPassword(), from(newAddress()));
+    const [name, value] = mine.deviceCookie!.split("=") as [string, string];
+    const [version, id, expires, mac] = value.split(".") as [string, string, string, string];
+    const flip = (text: string) => `${text[0] === "A" ? "B" : "A"}${text.slice(1)}`;
+
+    await burstOfWrongPasswords(staffEmail(), PER_ACCOUNT);
+    const candidates = [
+      viewer.deviceCookie!, // another account's genuine cookie
+      `${name}=${version}.${flip(id)}.${expires}.${mac}`, // another device id under this MAC
+      `${name}=${version}.${id}.${(parseInt(expires, 36) + 86_400 * 365).toString(36)}.${mac}`, // a later expiry
+      `${name}=${version}.${id}.${expires}.${flip(mac)}`, // a made-up MAC
+      `${name}=v2.${id}.${expires}.${mac}`,
+      `${name}=${"%".repeat(300)}`,
+      `${name}=`,
+    ];
+    for (const deviceCookie of candidates) {
+      const result = await signInStaffWithFetch(staffEmail(), staffPassword(), fromDevice(deviceCookie));
+      expect(result.outcome, deviceCookie).toMatch(/^limited\.\d+$/);
+    }
+    // The genuine cookie still works (and nothing above answered a 500).
+    expect((await signInStaffWithFetch(staffEmail(), staffPassword(), fromDevice(mine.deviceCookie))).outcome).toBe("ok");
   });
 
   it("one address trying many accounts (known or not) meets the address's limit; unknown emails are limited like known ones", async () => {
@@ -128,11 +232,17 @@ describe("nothing typed into the sign-in form reaches a log", () => {
     expect(result.outcome).toBe("CredentialsSignin");
     // A real account's wrong password: logged by its (configured) email, never the password.
     await signInStaffWithFetch(staffEmail(), `${typedPassword}-as-password`, from(newAddress()));
+    // A known device's sign-in and failure: its device cookie is not logged either.
+    const { deviceCookie } = await signInStaffWithFetch(staffEmail(), staffPassword(), from(newAddress()));
+    await signInStaffWithFetch(staffEmail(), "wrong", fromDevice(deviceCookie));
     await new Promise((resolve) => setTimeout(resolve, 300)); // pino writes asynchronously
 
     const log = readFileSync(path.join(required("TEST_LOG_DIR"), "app.log"), "utf8");
     expect(log).toContain("staff sign-in refused");
     expect(log).not.toContain(typedPassword);
     expect(log).not.toContain(staffPassword());
+    const [, id, , mac] = deviceCookie!.split("=")[1]!.split(".");
+    expect(log).not.toContain(id);
+    expect(log).not.toContain(mac);
   });
 });

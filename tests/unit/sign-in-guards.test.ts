@@ -1,7 +1,8 @@
 // The pieces that guard sign-in, without a server: the no-queue semaphore around password hashing,
-// the client address behind proxies, and the refusal codes the sign-in form reads.
+// the client address behind proxies, the refusal codes the sign-in form reads, and device cookies.
 import { describe, expect, it } from "vitest";
 import { describeSignInRefusal, formatSignInRefusal, parseSignInRefusal } from "@/lib/auth/sign-in-refusal";
+import { deviceCookieKey, newDeviceId, signDeviceCookie, verifyDeviceCookie } from "@/lib/auth/staff-device";
 import { clientAddress } from "@/lib/http/client-address";
 import { TrySemaphore } from "@/lib/try-semaphore";
 
@@ -76,5 +77,35 @@ describe("sign-in refusals", () => {
     expect(parseSignInRefusal("limited.0")).toBeNull();
     expect(describeSignInRefusal({ reason: "busy", retryAfterSeconds: 2 })).toBe("The server is busy checking other sign-ins. Try again in 2 s.");
     expect(describeSignInRefusal({ reason: "limited", retryAfterSeconds: 60 })).toBe("Too many sign-in attempts. Try again in 60 s.");
+  });
+});
+
+describe("device cookies", () => {
+  const key = deviceCookieKey("a-test-secret-of-at-least-32-characters!!");
+  const now = 1_800_000_000;
+  const id = newDeviceId();
+  const value = signDeviceCookie(key, "account-a", id, now + 60);
+
+  it("name their device for the account they were issued for, until they expire", () => {
+    expect(value).toMatch(/^v1\.[A-Za-z0-9_-]{22}\.[0-9a-z]+\.[A-Za-z0-9_-]{43}$/);
+    expect(verifyDeviceCookie(key, value, "account-a", now)).toBe(id);
+    expect(verifyDeviceCookie(key, value, "account-a", now + 61)).toBeNull();
+  });
+
+  it("are unknown for another account, another key (a rotated secret), or any edit", () => {
+    expect(verifyDeviceCookie(key, value, "account-b", now)).toBeNull();
+    expect(verifyDeviceCookie(deviceCookieKey("another-secret-of-at-least-32-characters"), value, "account-a", now)).toBeNull();
+    const [version, deviceId, expires, mac] = value.split(".") as [string, string, string, string];
+    const edits = [
+      `${version}.${newDeviceId()}.${expires}.${mac}`,
+      `${version}.${deviceId}.${(parseInt(expires, 36) + 3600).toString(36)}.${mac}`,
+      `${version}.${deviceId}.${expires}.${mac.slice(0, -1)}${mac.endsWith("A") ? "B" : "A"}`,
+      `v2.${deviceId}.${expires}.${mac}`,
+      `${value}.extra`,
+      "",
+      "x".repeat(10_000),
+      "v1.....",
+    ];
+    for (const edit of edits) expect(verifyDeviceCookie(key, edit, "account-a", now)).toBeNull();
   });
 });

@@ -43,9 +43,21 @@ if (!only || only === "e2e") {
   console.log(`[test] Chromium: ${browser.path} (${browser.source})`);
 }
 
+/** The requested scopes and the app's name the suite assumes (see stackEnv). */
+const TEST_REGISTRATION = {
+  APP_REQUESTED_SCOPES: "charge-points:read charge-transactions:read",
+  APP_NAME: "Partner App",
+} as const;
+
 // The configuration of a stack on the given ports (new random secrets each time).
 const stackEnv = (ports: { app: number; sandbox: number }) => ({
   ...generateLocalEnv(ports),
+  // The app's registration at the sandbox that the tests are written against, pinned here rather
+  // than taken from the one the template ships (scripts/lib/local-env.ts, .env.example): a fork that
+  // requests other scopes or renames its app changes those, and no test may break because of it.
+  // A test that needs another registration sets it through the sandbox (POST /_sandbox/app/scopes,
+  // docs/testing.md), as the re-authorization tests do.
+  ...TEST_REGISTRATION,
   // The app under test is mid-way through a webhook secret rotation, so both secrets are exercised.
   WEBHOOK_PREVIOUS_SECRET: randomBytes(32).toString("base64url"),
   // Operators beyond the three described ones, for tests that need many installs at once (a

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { migratedScratchDatabase, type ScratchDatabase } from "../../helpers/database";
+import { createScratchDatabase, migratedScratchDatabase, type ScratchDatabase } from "../../helpers/database";
 import { loadDatamodel, SCHEMA_PATH, type Datamodel } from "../../helpers/prisma-dmmf";
 import { schemaDrift, type AllowedExtras } from "../../helpers/schema-drift";
 
@@ -143,5 +143,161 @@ describe("prisma/migrations against prisma/schema.prisma", () => {
       "index installs.gone_idx: listed as made on purpose, but not in the database",
       "index installs.installs_one_live_per_operator: in the database, not in the schema",
     ]);
+  });
+});
+
+describe("the comparison itself, on every kind of column Prisma maps", () => {
+  // A schema with each Prisma scalar type, the usual @db.* types, lists, an enum with @map, defaults,
+  // a composite key, named and hashed indexes and relations with and without onDelete, and the SQL
+  // Prisma's schema engine writes for it (what `prisma migrate diff --from-empty` prints): no difference.
+  const SCHEMA = `
+datasource db {
+  provider = "postgresql"
+}
+
+enum Colour {
+  RED
+  GREEN @map("green")
+
+  @@map("colour")
+}
+
+model Everything {
+  id        BigInt    @id @default(autoincrement())
+  text      String    @default("it's")
+  varchar   String?   @db.VarChar(40)
+  char      String?   @db.Char(2)
+  uuid      String    @default(uuid()) @db.Uuid
+  int       Int       @default(-1)
+  small     Int?      @db.SmallInt
+  big       BigInt    @default(0)
+  float     Float?
+  real      Float?    @db.Real
+  decimal   Decimal?
+  money     Decimal   @default(0.5) @db.Decimal(10, 2)
+  flag      Boolean   @default(true)
+  at        DateTime  @default(now())
+  atTz      DateTime? @map("at_tz") @db.Timestamptz(6)
+  day       DateTime? @db.Date
+  json      Json      @default("{}")
+  plainJson Json?     @map("plain_json") @db.Json
+  bytes     Bytes?
+  colour    Colour    @default(RED)
+  colours   Colour[]
+  tags      String[]  @default([])
+  numbers   Int[]
+  token     String    @default(dbgenerated("gen_random_uuid()")) @db.Uuid
+  children  Child[]
+  pets      Pet[]
+
+  @@unique([varchar, char])
+  @@index([small(sort: Desc), real])
+  @@index([text], type: Hash, map: "everything_text_hash")
+}
+
+model Child {
+  parentId BigInt     @map("parent_id")
+  position Int
+  parent   Everything @relation(fields: [parentId], references: [id])
+
+  @@id([parentId, position])
+  @@map("children")
+}
+
+model Pet {
+  id      Int         @id @default(autoincrement())
+  ownerId BigInt?     @map("owner_id")
+  owner   Everything? @relation(fields: [ownerId], references: [id])
+  name    String      @unique(map: "pets_name_unique")
+}
+`;
+
+  const MIGRATION = `
+CREATE TYPE "colour" AS ENUM ('RED', 'green');
+
+CREATE TABLE "Everything" (
+    "id" BIGSERIAL NOT NULL,
+    "text" TEXT NOT NULL DEFAULT 'it''s',
+    "varchar" VARCHAR(40),
+    "char" CHAR(2),
+    "uuid" UUID NOT NULL,
+    "int" INTEGER NOT NULL DEFAULT -1,
+    "small" SMALLINT,
+    "big" BIGINT NOT NULL DEFAULT 0,
+    "float" DOUBLE PRECISION,
+    "real" REAL,
+    "decimal" DECIMAL(65,30),
+    "money" DECIMAL(10,2) NOT NULL DEFAULT 0.5,
+    "flag" BOOLEAN NOT NULL DEFAULT true,
+    "at" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "at_tz" TIMESTAMPTZ(6),
+    "day" DATE,
+    "json" JSONB NOT NULL DEFAULT '{}',
+    "plain_json" JSON,
+    "bytes" BYTEA,
+    "colour" "colour" NOT NULL DEFAULT 'RED',
+    "colours" "colour"[],
+    "tags" TEXT[] DEFAULT ARRAY[]::TEXT[],
+    "numbers" INTEGER[],
+    "token" UUID NOT NULL DEFAULT gen_random_uuid(),
+
+    CONSTRAINT "Everything_pkey" PRIMARY KEY ("id")
+);
+
+CREATE TABLE "children" (
+    "parent_id" BIGINT NOT NULL,
+    "position" INTEGER NOT NULL,
+
+    CONSTRAINT "children_pkey" PRIMARY KEY ("parent_id","position")
+);
+
+CREATE TABLE "Pet" (
+    "id" SERIAL NOT NULL,
+    "owner_id" BIGINT,
+    "name" TEXT NOT NULL,
+
+    CONSTRAINT "Pet_pkey" PRIMARY KEY ("id")
+);
+
+CREATE UNIQUE INDEX "Everything_varchar_char_key" ON "Everything"("varchar", "char");
+CREATE INDEX "Everything_small_real_idx" ON "Everything"("small" DESC, "real");
+CREATE INDEX "everything_text_hash" ON "Everything" USING HASH ("text");
+CREATE UNIQUE INDEX "pets_name_unique" ON "Pet"("name");
+
+ALTER TABLE "children" ADD CONSTRAINT "children_parent_id_fkey" FOREIGN KEY ("parent_id") REFERENCES "Everything"("id") ON DELETE RESTRICT ON UPDATE CASCADE;
+ALTER TABLE "Pet" ADD CONSTRAINT "Pet_owner_id_fkey" FOREIGN KEY ("owner_id") REFERENCES "Everything"("id") ON DELETE SET NULL ON UPDATE CASCADE;
+`;
+
+  it("finds no difference between a schema and the SQL Prisma writes for it", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "schema-drift-"));
+    try {
+      writeFileSync(path.join(dir, "schema.prisma"), SCHEMA);
+      const fixture = await loadDatamodel(path.join(dir, "schema.prisma"));
+      const database = await createScratchDatabase();
+      databases.push(database);
+      const client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+      clients.push(client);
+      await client.query(MIGRATION);
+
+      expect(await schemaDrift(fixture, client)).toEqual([]);
+
+      // And each mapping is really compared: one wrong type, default and foreign key action.
+      await client.query(`
+        ALTER TABLE "Everything" ALTER COLUMN "at" TYPE TIMESTAMPTZ(3), ALTER COLUMN "big" SET DEFAULT 1,
+          ALTER COLUMN "bytes" TYPE TEXT, ALTER COLUMN "colours" TYPE TEXT[];
+        ALTER TABLE "Pet" DROP CONSTRAINT "Pet_owner_id_fkey",
+          ADD CONSTRAINT "Pet_owner_id_fkey" FOREIGN KEY ("owner_id") REFERENCES "Everything"("id") ON DELETE CASCADE;
+      `);
+      expect(await schemaDrift(fixture, client)).toEqual([
+        "column Everything.at: type is timestamp(3) without time zone in the schema, timestamp(3) with time zone in the database",
+        "column Everything.big: default is 0 in the schema, 1 in the database",
+        "column Everything.bytes: type is bytea in the schema, text in the database",
+        "column Everything.colours: type is colour[] in the schema, text[] in the database",
+        "foreign key Pet (owner_id): -> Everything (id) ON DELETE SET NULL ON UPDATE CASCADE in the schema, -> Everything (id) ON DELETE CASCADE ON UPDATE NO ACTION in the database",
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -19,7 +19,14 @@ createInterface({ input: process.stdin, crlfDelay: Infinity }).on("line", (line)
   } else if (request.method === "generate") {
     const output = process.env.PRISMA_DMMF_OUTPUT;
     if (!output) return fail(request.id, "PRISMA_DMMF_OUTPUT is not set");
-    writeFileSync(output, JSON.stringify({ datamodel: request.params.dmmf.datamodel }));
+    try {
+      writeFileSync(output, JSON.stringify({ datamodel: request.params.dmmf.datamodel }));
+    } catch (error) {
+      return fail(request.id, `could not write ${output}: ${error.message}`);
+    }
     answer(request.id, null);
+  } else if (request.id !== undefined) {
+    // Answer whatever a later Prisma asks too, or `prisma generate` would wait for us forever.
+    fail(request.id, `unknown method ${request.method}`);
   }
 });

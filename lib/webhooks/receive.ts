@@ -21,7 +21,7 @@ import { db, type Tx } from "@/lib/db/client";
 import { ConnectionDeadlineError, ingestDb, withConnectionBefore } from "@/lib/db/ingest-pool";
 import { Prisma } from "@/lib/db/generated/client";
 import { env } from "@/lib/env";
-import { enqueueFollowUp, type FollowUp } from "@/lib/jobs/engine";
+import { enqueueFollowUp, type FollowUp } from "@/lib/jobs/enqueue";
 import { logger } from "@/lib/log";
 import { recordWebhookRejection } from "@/lib/telemetry";
 import { InstallIdSchema, WebhookEnvelopeSchema, type WebhookEnvelope } from "./envelope";
@@ -39,7 +39,7 @@ export type WebhookResult = {
 
 /**
  * What a handler did, and optionally the slower work that should follow (contract §6: answer within
- * 10 seconds). The follow-up is a job (lib/jobs/engine.ts), enqueued in the transaction that records
+ * 10 seconds). The follow-up is a job (lib/jobs/enqueue.ts), enqueued in the transaction that records
  * the delivery: it commits with the delivery or not at all, and a worker runs it even if this process
  * dies right after answering (a delivery is never sent again, so work kept in memory would be lost).
  */

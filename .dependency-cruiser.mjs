@@ -30,7 +30,7 @@ const DOMAIN = "^lib/(installs|oauth|sync|webhooks|auth)/";
 const PAGES_AND_JOBS = "^lib/(admin|dashboard)/|^lib/jobs/(?!enqueue\\.ts$|queues\\.ts$|schema\\.ts$)|^lib/health\\.ts$";
 
 /** @type {import("dependency-cruiser").IConfiguration} */
-export default {
+const config = {
   forbidden: [
     {
       name: "no-circular",
@@ -135,3 +135,5 @@ export default {
     reporterOptions: {},
   },
 };
+
+export default config;

@@ -16,7 +16,7 @@
 // before its deadline (WEBHOOK_RECORD_DEADLINE_MS after arrival) is refused with nothing recorded.
 import "server-only";
 import { createHash } from "node:crypto";
-import { db, type Tx } from "@/lib/db/client";
+import { db } from "@/lib/db/client";
 import { ConnectionDeadlineError, ingestDb, withConnectionBefore } from "@/lib/db/ingest-pool";
 import { Prisma } from "@/lib/db/generated/client";
 import { env } from "@/lib/env";
@@ -25,7 +25,7 @@ import { logger } from "@/lib/log";
 import { recordWebhookRejection } from "@/lib/telemetry";
 import { InstallIdSchema, WebhookEnvelopeSchema, type WebhookEnvelope } from "./envelope";
 import { WebhookPayloadError } from "./errors";
-import type { DeliveryRecord, FastPath, FastPathOutcome, Handler, HandlerResult, Queryable } from "./handler";
+import type { DeliveryRecord, FastPath, FastPathOutcome, Handler, Queryable } from "./handler";
 import { noteRejection } from "./rejections";
 import { handleInstallConfigUpdated } from "./handlers/install-config-updated";
 import { handleInstallCreated, recordInstallCreatedAtOnce } from "./handlers/install-created";

@@ -8,8 +8,9 @@
 //   lib/admin, dashboard, jobs/*   the pages' reads and the jobs: they call the domain
 //   lib/installs, oauth, sync,     the domain
 //     webhooks, auth
-//   lib/partner-api, alerts,       the service's API client, alerts, and the job engine's sending half
-//     jobs/enqueue, jobs/queues
+//   lib/partner-api, alerts,       the service's API client, alerts, the install state machine (which
+//     installs/state.ts,           the token client calls when a grant dies, contract §3 and §7; it imports
+//     jobs/enqueue, jobs/queues    only db, log and alerts), and the job engine's sending half
 //   lib/env, log, db, telemetry,   the base: imports nothing else of lib/
 //     http, shutdown, ...
 //   sandbox/                       a world of its own: the service, written apart from the app
@@ -27,6 +28,8 @@ const JOB_SENDING = "^lib/jobs/(enqueue|queues|schema)\\.ts$";
 /** The job registry and what runs it: only the worker and the cron routes may import it. */
 const JOB_RUNNING = "^lib/jobs/(engine|cron-route)\\.ts$";
 const DOMAIN = "^lib/(installs|oauth|sync|webhooks|auth)/";
+/** Under the domain: the API client, alerts, and the install state machine every part of the domain moves installs with. */
+const UNDER_DOMAIN = "^lib/(partner-api|alerts)/|^lib/installs/state\\.ts$";
 const PAGES_AND_JOBS = "^lib/(admin|dashboard)/|^lib/jobs/(?!enqueue\\.ts$|queues\\.ts$|schema\\.ts$)|^lib/health\\.ts$";
 
 /** @type {import("dependency-cruiser").IConfiguration} */
@@ -99,24 +102,25 @@ const config = {
       to: { path: "^lib/", pathNot: `${BASE}|${JOB_SENDING}` },
     },
     {
-      name: "api-client-and-alerts-below-domain",
-      comment: "The partner API client and the alerts are used by the domain; they do not call it.",
+      name: "api-client-alerts-and-state-machine-below-domain",
+      comment: "The partner API client, the alerts and the install state machine are used by the domain; they do not call it.",
       severity: "error",
-      from: { path: "^lib/(partner-api|alerts)/" },
-      to: { path: `${DOMAIN}|${PAGES_AND_JOBS}` },
+      from: { path: UNDER_DOMAIN },
+      to: { path: `${DOMAIN}|${PAGES_AND_JOBS}`, pathNot: UNDER_DOMAIN },
     },
     {
       name: "oauth-below-installs",
-      comment: "The token client and vault (lib/oauth) are used by the install flow and state machine (lib/installs), not the reverse.",
+      comment:
+        "The token client and vault (lib/oauth) are used by the install flow (lib/installs), not the reverse; they may move an install through the state machine (lib/installs/state.ts), which sits below both.",
       severity: "error",
       from: { path: "^lib/oauth/" },
-      to: { path: "^lib/(installs|sync|webhooks)/" },
+      to: { path: "^lib/(installs|sync|webhooks)/", pathNot: "^lib/installs/state\\.ts$" },
     },
     {
       name: "domain-below-pages-and-jobs",
       comment: "Pages' reads (lib/admin, lib/dashboard) and jobs call the domain; the domain never calls them.",
       severity: "error",
-      from: { path: `${DOMAIN}|^lib/(partner-api|alerts)/|${JOB_SENDING}|${BASE}` },
+      from: { path: `${DOMAIN}|${UNDER_DOMAIN}|${JOB_SENDING}|${BASE}` },
       to: { path: PAGES_AND_JOBS },
     },
   ],

@@ -56,6 +56,22 @@ describe("the import rules", () => {
     }
   });
 
+  it("refuse lib/ importing app/, and the sandbox importing lib/", async () => {
+    const layered = mkdtempSync(join(tmpdir(), "import-rules-"));
+    try {
+      for (const folder of ["app", "lib", "sandbox"]) mkdirSync(join(layered, folder));
+      writeFileSync(join(layered, "app", "page.ts"), "export const title = 'page';\n");
+      writeFileSync(join(layered, "lib", "reads.ts"), 'import { title } from "../app/page";\nexport const heading = title;\n');
+      writeFileSync(join(layered, "sandbox", "server.ts"), 'import { heading } from "../lib/reads";\nexport const served = heading;\n');
+      const fixtureOptions: ICruiseOptions = { ...options, baseDir: layered };
+      delete fixtureOptions.tsConfig;
+      const result = await cruise(["app", "lib", "sandbox"], fixtureOptions, {}, {});
+      expect(violationsOf(result.output).map(described).sort()).toEqual(["lib-not-to-app: lib/reads.ts → app/page.ts", "sandbox-stands-alone: sandbox/server.ts → lib/reads.ts"]);
+    } finally {
+      rmSync(layered, { recursive: true, force: true });
+    }
+  });
+
   it("hold for the template, apart from the known violations listed to be removed", async () => {
     const known = JSON.parse(readFileSync(KNOWN_VIOLATIONS_FILE, "utf8")) as KnownViolation[];
     const result = await cruise(CHECKED, options, {}, { tsConfig: extractTSConfig("tsconfig.json") });

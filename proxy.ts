@@ -6,8 +6,9 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { env } from "@/lib/env";
 import { crossSiteRefusal, isServerActionOutsidePages } from "@/lib/http/cross-site";
-import { pageSecurityHeaders } from "@/lib/http/security-headers";
+import { createNonce, securityHeaders } from "@/lib/http/security-headers";
 import { logger } from "@/lib/log";
+import { serviceOrigins } from "@/lib/partner-api/service-origins";
 
 export function proxy(request: NextRequest): NextResponse {
   const headers = pageSecurityHeaders(request.nextUrl.pathname);
@@ -53,3 +54,16 @@ export const config = {
     { source: "/favicon.ico", has: [{ type: "header", key: "next-action" }] },
   ],
 };
+
+/** The headers for one page request, from the app's configuration. */
+function pageSecurityHeaders(pathname: string, nonce: string = createNonce()): Record<string, string> {
+  const { NODE_ENV, APP_URL, OAUTH_REDIRECT_URI } = env();
+  return securityHeaders({
+    nonce,
+    development: NODE_ENV === "development",
+    appUrl: APP_URL,
+    formActionOrigins: [...serviceOrigins()],
+    // The redirect_uri's address holds the authorization code: it must not travel in a Referer.
+    referrerPolicy: pathname === new URL(OAUTH_REDIRECT_URI).pathname ? "no-referrer" : "strict-origin-when-cross-origin",
+  });
+}

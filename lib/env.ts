@@ -228,7 +228,7 @@ const EnvSchema = z.object({
    * (keep-alive, reconcile, sync, retention; 1 s to 24 h, pg-boss's bound). A job not named keeps its
    * queue's default (lib/jobs/queues.ts: 5, 5, 30 and 10 minutes). Shorter: a dead worker's job is
    * picked up sooner; but never shorter than the job can honestly take, or a slow job is run twice.
-   * Read where a job is enqueued (lib/jobs/engine.ts), so give every process the same value.
+   * Read where a job is enqueued (lib/jobs/enqueue.ts, `expiryOf`), so give every process the same value.
    */
   JOB_EXPIRE_SECONDS: z
     .string()

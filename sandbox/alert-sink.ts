@@ -15,7 +15,6 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { Hono } from "hono";
 import { z } from "zod";
-import type { SandboxContext } from "./context.js";
 
 /** Alerts kept at most (oldest dropped first): a sink left running for days stays small. */
 export const ALERT_SINK_CAPACITY = 500;
@@ -124,7 +123,14 @@ export class AlertSink {
   }
 }
 
-export function alertSinkRoutes(ctx: SandboxContext): Hono {
+/**
+ * What the sink's routes need of the sandbox's context (context.ts), spelled out here rather than
+ * imported: context.ts holds an AlertSink, so importing it back would make a circle of imports, which
+ * `npm run lint` refuses (.dependency-cruiser.mjs). The whole SandboxContext fits this shape.
+ */
+export type AlertSinkHost = { alertSink: AlertSink; log(line: string): void };
+
+export function alertSinkRoutes(ctx: AlertSinkHost): Hono {
   const app = new Hono();
   const sink = ctx.alertSink;
 

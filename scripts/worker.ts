@@ -13,7 +13,8 @@
 // It imports the app's lib/ directly, so it runs with the `react-server` condition (see package.json).
 import { once } from "node:events";
 import { env, assertValidEnvironment } from "../lib/env";
-import { requestScheduledRuns, startWorkers, stopJobEngine } from "../lib/jobs/engine";
+import { requestScheduledRuns, startWorkers } from "../lib/jobs/engine";
+import { stopJobEngine } from "../lib/jobs/enqueue";
 import { logger } from "../lib/log";
 import { installShutdownHandlers, shutdownSignal } from "../lib/shutdown";
 import { startTelemetry } from "../lib/telemetry/setup";

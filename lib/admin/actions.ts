@@ -5,7 +5,7 @@
 //                    (lib/oauth/refresh.ts): one refresh per install at a time, across processes, so
 //                    a click while another refresh is in flight joins it instead of sending a second
 //   reconcile        check the install against the API now (lib/installs/reconcile.ts)
-//   sync             queue the install's sync for the worker (lib/jobs/engine.ts), unless one is
+//   sync             queue the install's sync for the worker (lib/jobs/enqueue.ts), unless one is
 //                    already queued or running
 //   mark_reinstall   stop every call for the install: REINSTALL_NEEDED (lib/installs/state.ts), the
 //                    state in which pages, keep-alive, the sweep and the sync all leave it alone
@@ -29,7 +29,7 @@ import type { InstallStatus } from "@/lib/db/generated/enums";
 import { probeReauthorization } from "@/lib/installs/reauth";
 import { reconcileInstall } from "@/lib/installs/reconcile";
 import { transitionInstall } from "@/lib/installs/state";
-import { enqueueSyncNow } from "@/lib/jobs/engine";
+import { enqueueSyncNow } from "@/lib/jobs/enqueue";
 import { logger } from "@/lib/log";
 import { TokenCircuitOpenError } from "@/lib/oauth/circuit";
 import { NoUsableTokenError, TokenRefreshUnavailableError } from "@/lib/oauth/errors";

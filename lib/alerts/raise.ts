@@ -8,6 +8,9 @@ import "server-only";
 import { fromPrisma } from "pg-boss";
 import type { Tx } from "@/lib/db/client";
 import { env } from "@/lib/env";
+// The sending half of the job engine only: the half that runs jobs imports the install state
+// machine, which raises alerts (lib/jobs/enqueue.ts says why the two are apart).
+import { jobEngine } from "@/lib/jobs/enqueue";
 import { QUEUES } from "@/lib/jobs/queues";
 import { logger } from "@/lib/log";
 import { buildAlert, type AlertDraft } from "./alert";
@@ -31,9 +34,6 @@ export async function raiseAlert(tx: Tx, draft: AlertDraft): Promise<void> {
     logger.warn(fields, `alert (not sent: ALERT_WEBHOOK_URL is unset): ${alert.summary}`);
     return;
   }
-  // Imported when needed: lib/jobs/engine.ts imports the jobs, which import the install state
-  // machine, which raises alerts: a static import here would make a cycle of modules.
-  const { jobEngine } = await import("@/lib/jobs/engine");
   const boss = await jobEngine().catch((error: unknown) => {
     logger.error({ ...fields, err: error }, `alert not queued (the job engine is unavailable): ${alert.summary}`);
     return null;

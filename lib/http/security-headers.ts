@@ -1,5 +1,7 @@
 // The security headers of every page the app serves. proxy.ts applies them to each response, with
-// a fresh nonce; the API routes (JSON only) get a fixed set from next.config.mjs instead (see there why).
+// a fresh nonce and the service's origins for form-action (lib/partner-api/service-origins.ts, which
+// proxy.ts reads: a helper this low imports nothing of the domain, .dependency-cruiser.mjs); the API
+// routes (JSON only) get a fixed set from next.config.mjs instead (see there why).
 //
 // - Content-Security-Policy, nonce-based: Next.js puts the request's nonce on its own scripts (the
 //   framework, the page's bundles and the inline scripts that carry the server-rendered data), and
@@ -15,8 +17,6 @@
 //   http to the app again. Sent over http it would be ignored (and must not pin `localhost`).
 import "server-only";
 import { randomBytes } from "node:crypto";
-import { env } from "@/lib/env";
-import { serviceOrigins } from "@/lib/partner-api/service-origins";
 
 export type ReferrerPolicy = "strict-origin-when-cross-origin" | "no-referrer";
 
@@ -75,17 +75,4 @@ export function securityHeaders(options: SecurityHeaderOptions): Record<string, 
     "Referrer-Policy": options.referrerPolicy,
     ...(servedOverHttps(options.appUrl) ? { "Strict-Transport-Security": HSTS } : {}),
   };
-}
-
-/** The headers for one page request (proxy.ts), from the app's configuration. */
-export function pageSecurityHeaders(pathname: string, nonce: string = createNonce()): Record<string, string> {
-  const { NODE_ENV, APP_URL, OAUTH_REDIRECT_URI } = env();
-  return securityHeaders({
-    nonce,
-    development: NODE_ENV === "development",
-    appUrl: APP_URL,
-    formActionOrigins: [...serviceOrigins()],
-    // The redirect_uri's address holds the authorization code: it must not travel in a Referer.
-    referrerPolicy: pathname === new URL(OAUTH_REDIRECT_URI).pathname ? "no-referrer" : "strict-origin-when-cross-origin",
-  });
 }

@@ -17,7 +17,7 @@ import { AuthorizationCodeSchema } from "@/lib/oauth/authorization-code";
 import { noteTokenEndpointAccepted, openTokenCircuit } from "@/lib/oauth/circuit";
 import { AuthorizationResponseIssuerError, TokenEndpointError, ensureOAuthConfiguration, redeemAuthorizationCode } from "@/lib/oauth/token-endpoint";
 import { storeTokenGrant } from "@/lib/oauth/token-vault";
-import { enqueueFirstSync } from "@/lib/jobs/engine";
+import { enqueueFirstSync } from "@/lib/jobs/enqueue";
 import { resizeBudget } from "@/lib/partner-api/budget";
 import { PartnerApiError } from "@/lib/partner-api/client";
 import { claimAuthorizationCode, markCodeDone, markCodeFailed, readCodeRefusalAlarm } from "./code-claims";

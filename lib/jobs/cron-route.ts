@@ -11,7 +11,8 @@ import { z } from "zod";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/log";
 import { shutdownSignal } from "@/lib/shutdown";
-import { runJobNow, type JobKind } from "./engine";
+import { runJobNow } from "./engine";
+import type { JobKind } from "./enqueue";
 
 export type CronAuth = "ok" | "not_configured" | "denied";
 

@@ -1,32 +1,26 @@
-// The job engine: pg-boss, one instance per process, and the one file that connects the job
-// functions (plain functions in this folder) to it.
+// The job engine's high half: the registry of job kinds, and what runs them. Each kind connects a
+// scheduled queue and its per-install queue (lib/jobs/queues.ts) to plain functions in this folder.
 //
-//   - the worker (scripts/worker.ts) starts it as "worker": it runs the schedules (pg-boss cron, one
-//     sender however many workers run), the fan-outs and the per-install jobs (startWorkers);
-//   - the app starts it as "app" when a webhook follow-up is enqueued or a cron route is called: no
-//     schedules, no maintenance, a small pool;
-//   - a cron route on a serverless host does one run by hand (runJobNow): the fan-out, then a bounded
-//     batch of the queued per-install jobs within a time limit.
+//   - the worker (scripts/worker.ts) runs the schedules (pg-boss cron, one sender however many
+//     workers run), the fan-outs, the per-install jobs and the alert deliveries (startWorkers);
+//   - a cron route on a serverless host (lib/jobs/cron-route.ts, app/api/cron/*) does one run by hand
+//     (runJobNow): the fan-out, then a bounded batch of the queued per-install jobs within a time limit.
 //
-// Queues, policies, retries and cadences are declared in lib/jobs/queues.ts; `npm run db:migrate`
-// creates them (lib/jobs/schema.ts). Every process starts pg-boss with `migrate: false`.
+// Only those two import this file. Everything else that needs a job only sends one, through
+// lib/jobs/enqueue.ts (the process's pg-boss, started as "app" or "worker"): the jobs registered
+// here import the install state machine, which raises alerts, which enqueue; a sender importing this
+// file would close that circle. `npm run lint` checks it (.dependency-cruiser.mjs).
 import "server-only";
 import { hostname } from "node:os";
-import { PgBoss, fromPrisma, type Job, type JobResult, type SendOptions } from "pg-boss";
-import type { Tx } from "@/lib/db/client";
-import { env } from "@/lib/env";
+import type { Job, JobResult } from "pg-boss";
 import { logger } from "@/lib/log";
 import { deliverAlert } from "@/lib/alerts/deliver";
 import { traceJob } from "@/lib/telemetry";
+import { expiryOf, jobEngine, type InstallJobData, type JobKind } from "./enqueue";
 import { checkInstall, findInstallsDueForCheck } from "./install-check";
 import { findGrantsDueForKeepAlive, keepInstallAlive } from "./keep-alive";
-import { JOB_SCHEMA, QUEUES } from "./queues";
+import { QUEUES } from "./queues";
 import { findInstallsDueForPurge, findInstallsDueForSync, purgeInstallJob, syncInstallJob } from "./sync-jobs";
-
-export type JobKind = "keep-alive" | "reconcile" | "sync" | "retention";
-
-/** What a per-install job carries: the install's row id (the singleton key too), and who asked. */
-export type InstallJobData = { installRowId: string; cause: "keep-alive" | "sweep" | "webhook" | "schedule" | "install" | "staff" };
 
 type KindDefinition = {
   /** The scheduled queue whose job is the fan-out. */
@@ -70,150 +64,8 @@ export const JOB_KINDS: Record<JobKind, KindDefinition> = {
   },
 };
 
-/**
- * A per-install job's expiry, when JOB_EXPIRE_SECONDS sets one for its kind: how long a worker may hold
- * it before it counts as abandoned (the worker died) and is retried elsewhere. Otherwise the queue's
- * own default applies (lib/jobs/queues.ts). pg-boss copies the expiry onto each job as it is inserted.
- */
-function expiryOf(kind: JobKind): { expireInSeconds?: number } {
-  const seconds = env().JOB_EXPIRE_SECONDS?.[kind];
-  return seconds === undefined ? {} : { expireInSeconds: seconds };
-}
-
-/**
- * How often a worker's pg-boss looks for expired jobs (its supervise and monitor passes, 60 s by
- * default): with a short JOB_EXPIRE_SECONDS, a third of the shortest, so that a dead worker's job is
- * retried soon after its expiry rather than up to a minute later.
- */
-function supervisePassSeconds(): number {
-  const shortest = Math.min(...Object.values(env().JOB_EXPIRE_SECONDS ?? {}));
-  return Math.min(60, Math.max(1, Math.floor(shortest / 3)));
-}
-
 /** Per-install jobs inserted per statement by a fan-out: 10,000 installs take ten statements. */
 const FAN_OUT_CHUNK = 1_000;
-
-// ----- one engine per process ------------------------------------------------------------------
-
-type Role = "app" | "worker";
-type EngineState = { role: Role; started: Promise<PgBoss> };
-
-// On globalThis: Next.js bundles each route separately, and `next dev` reloads modules.
-const ENGINE_KEY = Symbol.for("partner-app.job-engine");
-const globalWithEngine = globalThis as typeof globalThis & { [ENGINE_KEY]?: EngineState };
-
-/** The process's pg-boss, started on first use. `role` counts on the first call only. */
-export function jobEngine(role: Role = "app"): Promise<PgBoss> {
-  const current = globalWithEngine[ENGINE_KEY];
-  if (current) return current.started;
-  const started = startEngine(role).catch((error: unknown) => {
-    // Not cached: the next call tries again (the schema may be migrated meanwhile).
-    delete globalWithEngine[ENGINE_KEY];
-    throw error;
-  });
-  globalWithEngine[ENGINE_KEY] = { role, started };
-  return started;
-}
-
-async function startEngine(role: Role): Promise<PgBoss> {
-  const config = env();
-  const worker = role === "worker";
-  const boss = new PgBoss({
-    connectionString: config.DATABASE_URL,
-    schema: JOB_SCHEMA,
-    // The worker's per-install jobs hold no pg-boss connection while they run (fetch, then settle);
-    // a few connections serve fetching, settling and maintenance. The app only enqueues.
-    max: worker ? 4 : 2,
-    // `npm run db:migrate` owns the schema (lib/jobs/schema.ts): refuse a schema that is missing or behind.
-    migrate: false,
-    supervise: worker,
-    ...(worker ? { superviseIntervalSeconds: supervisePassSeconds(), monitorIntervalSeconds: supervisePassSeconds() } : {}),
-    schedule: worker,
-    registerInstance: worker,
-    ...(worker ? { instanceName: "worker" } : {}),
-  });
-  boss.on("error", (error) => logger.error({ err: error }, "job engine error"));
-  boss.on("warning", (warning) => logger.warn({ warning: warning.data }, `job engine: ${warning.message}`));
-  try {
-    await boss.start();
-  } catch (error) {
-    await boss.stop({ graceful: false }).catch(() => undefined);
-    throw new Error(`the job engine could not start (has \`npm run db:migrate\` run?): ${error instanceof Error ? error.message : String(error)}`);
-  }
-  return boss;
-}
-
-/** Stops the process's engine, if it was started: lets jobs in hand finish for up to `timeoutMs`. */
-export async function stopJobEngine(timeoutMs: number): Promise<void> {
-  const current = globalWithEngine[ENGINE_KEY];
-  if (!current) return;
-  const boss = await current.started.catch(() => undefined);
-  await boss?.stop({ graceful: true, timeout: timeoutMs });
-}
-
-// ----- enqueueing --------------------------------------------------------------------------------
-
-/** A per-install job as a webhook handler asks for it: recorded in the delivery's own transaction. */
-export type FollowUp = { kind: "install-check"; installRowId: string };
-
-/** pg-boss's view of a follow-up: keyed per install, ahead of the sweep's jobs (priority 1). */
-function followUpJob(followUp: FollowUp): { queue: string; data: InstallJobData; options: SendOptions } {
-  return {
-    queue: QUEUES.installCheck,
-    data: { installRowId: followUp.installRowId, cause: "webhook" },
-    options: { singletonKey: followUp.installRowId, priority: 1, ...expiryOf("reconcile") },
-  };
-}
-
-/**
- * Enqueues a follow-up inside the caller's Prisma transaction (pg-boss's `db` option): the job
- * commits with the delivery that asked for it, or not at all. If the install already has a check
- * waiting, nothing is added (stately): that check does the same work.
- */
-export async function enqueueFollowUp(tx: Tx, followUp: FollowUp): Promise<void> {
-  const boss = await jobEngine();
-  const { queue, data, options } = followUpJob(followUp);
-  // fromPrisma wants the transaction client; Tx is that client minus the methods it does not use.
-  await boss.send(queue, data, { ...options, db: fromPrisma(tx as Parameters<typeof fromPrisma>[0]) });
-}
-
-/**
- * A new install's first sync, right after its callback. Not in the callback's transaction: the
- * authorization code is spent by then, so a job engine that is away must not fail the install; the
- * scheduled sync picks the install up within minutes anyway (lib/jobs/queues.ts).
- */
-export async function enqueueFirstSync(installRowId: string): Promise<void> {
-  const boss = await jobEngine();
-  await boss.send(QUEUES.syncInstall, { installRowId, cause: "install" } satisfies InstallJobData, { singletonKey: installRowId, ...expiryOf("sync") });
-}
-
-export type SyncNowOutcome = { outcome: "queued" } | { outcome: "already_queued" | "running"; since: Date };
-
-/**
- * "Sync now" from the staff console: the install's sync job, for the worker to run, unless one is
- * already queued or running for it (then nothing is added, and the caller says which, and since
- * when). The queue's stately policy alone would queue a second run behind a running one; staff
- * asking twice want one run, so a running job counts too. Inside the caller's transaction (`tx`),
- * so the job and the audit line commit together. A fan-out racing this adds nothing either: the
- * insert skips a second waiting job (send answers null).
- */
-export async function enqueueSyncNow(tx: Tx, installRowId: string): Promise<SyncNowOutcome> {
-  const boss = await jobEngine();
-  const connection = { db: fromPrisma(tx as Parameters<typeof fromPrisma>[0]) };
-  const jobs = await boss.findJobs(QUEUES.syncInstall, { key: installRowId, ...connection });
-  const waiting = jobs.find((job) => job.state === "created" || job.state === "retry");
-  if (waiting) return { outcome: "already_queued", since: waiting.createdOn };
-  const running = jobs.find((job) => job.state === "active");
-  if (running) return { outcome: "running", since: running.startedOn ?? running.createdOn };
-  const id = await boss.send(QUEUES.syncInstall, { installRowId, cause: "staff" } satisfies InstallJobData, {
-    singletonKey: installRowId,
-    // Ahead of the scheduled runs, as a webhook follow-up is: someone is waiting for this one.
-    priority: 1,
-    ...expiryOf("sync"),
-    ...connection,
-  });
-  return id ? { outcome: "queued" } : { outcome: "already_queued", since: new Date() };
-}
 
 /**
  * The fan-out: the installs due now, one per-install job each. An install that already has a job

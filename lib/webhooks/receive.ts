@@ -6,7 +6,7 @@
 //   5. the delivery recorded under a unique key, in the same transaction as its effects, so a
 //      duplicate or a replay has no second effect;
 //   6. the handler for its event type (one file per event in ./handlers), whose follow-up work, if
-//      any, is enqueued as a job in that same transaction (durable: see HandlerResult).
+//      any, is enqueued as a job in that same transaction (durable: see HandlerResult in ./handler.ts).
 // Each outcome is a status code and a small JSON body with no secret in it. A delivery refused before
 // it could be recorded (steps 1, 2 and 4) is counted for the console's log (./rejections.ts).
 //
@@ -16,16 +16,16 @@
 // before its deadline (WEBHOOK_RECORD_DEADLINE_MS after arrival) is refused with nothing recorded.
 import "server-only";
 import { createHash } from "node:crypto";
-import type pg from "pg";
-import { db, type Tx } from "@/lib/db/client";
+import { db } from "@/lib/db/client";
 import { ConnectionDeadlineError, ingestDb, withConnectionBefore } from "@/lib/db/ingest-pool";
 import { Prisma } from "@/lib/db/generated/client";
 import { env } from "@/lib/env";
-import { enqueueFollowUp, type FollowUp } from "@/lib/jobs/engine";
+import { enqueueFollowUp } from "@/lib/jobs/enqueue";
 import { logger } from "@/lib/log";
 import { recordWebhookRejection } from "@/lib/telemetry";
 import { InstallIdSchema, WebhookEnvelopeSchema, type WebhookEnvelope } from "./envelope";
 import { WebhookPayloadError } from "./errors";
+import type { DeliveryRecord, FastPath, FastPathOutcome, Handler, Queryable } from "./handler";
 import { noteRejection } from "./rejections";
 import { handleInstallConfigUpdated } from "./handlers/install-config-updated";
 import { handleInstallCreated, recordInstallCreatedAtOnce } from "./handlers/install-created";
@@ -37,28 +37,11 @@ export type WebhookResult = {
   body: { status: string; detail?: string };
 };
 
-/**
- * What a handler did, and optionally the slower work that should follow (contract §6: answer within
- * 10 seconds). The follow-up is a job (lib/jobs/engine.ts), enqueued in the transaction that records
- * the delivery: it commits with the delivery or not at all, and a worker runs it even if this process
- * dies right after answering (a delivery is never sent again, so work kept in memory would be lost).
- */
-export type HandlerResult = { detail: string; followUp?: FollowUp };
-type Handler = (tx: Tx, envelope: WebhookEnvelope) => Promise<HandlerResult>;
-
 const HANDLERS: Record<string, Handler> = {
   "install.created": handleInstallCreated,
   "install.revoked": handleInstallRevoked,
   "install.config.updated": handleInstallConfigUpdated,
 };
-
-/** Anything a single statement can be sent on (a pooled connection). */
-export type Queryable = Pick<pg.ClientBase, "query">;
-/** The delivery row as the one-statement paths write it (the full path writes the same columns). */
-export type DeliveryRecord = { dedupeKey: string; installId: number | null; deliveredAt: Date; payloadJson: string };
-/** "full": this state needs the full transaction; the statement recorded nothing. */
-export type FastPathOutcome = "processed" | "ignored" | "duplicate" | "full";
-type FastPath = (client: Queryable, delivery: DeliveryRecord, envelope: WebhookEnvelope) => Promise<FastPathOutcome>;
 
 // One-statement versions of handlers, for the states they can decide alone. install.revoked and
 // install.config.updated come once per install or per change; their full transaction is kept.

@@ -62,7 +62,8 @@ import { InstallFailedError, completeInstall } from "../../lib/installs/connect"
 import { fetchInstallChargePoints, fetchInstallSummary } from "../../lib/installs/dashboard";
 import { probeReauthorization } from "../../lib/installs/reauth";
 import { reconcileInstall } from "../../lib/installs/reconcile";
-import { deliverQueuedAlerts, fanOut, runJobNow, stopJobEngine, workQueuedJobs, type JobKind } from "../../lib/jobs/engine";
+import { deliverQueuedAlerts, fanOut, runJobNow, workQueuedJobs } from "../../lib/jobs/engine";
+import { stopJobEngine, type JobKind } from "../../lib/jobs/enqueue";
 import { withAccessToken } from "../../lib/oauth/access";
 import { ensureOAuthConfiguration } from "../../lib/oauth/token-endpoint";
 import { reencryptAllGrants } from "../../lib/oauth/token-vault";

@@ -7,7 +7,7 @@ import path from "node:path";
 import pg from "pg";
 import { PgBoss } from "pg-boss";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { InstallJobData } from "../../lib/jobs/engine";
+import type { InstallJobData } from "../../lib/jobs/enqueue";
 import { migrateJobSchema } from "../../lib/jobs/schema";
 import { resultOf, runAppWorker, startAppWorker } from "../helpers/app-process";
 import { migratedScratchDatabase } from "../helpers/database";

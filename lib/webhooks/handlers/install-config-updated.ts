@@ -9,7 +9,7 @@ import type { Tx } from "@/lib/db/client";
 import type { Prisma } from "@/lib/db/generated/client";
 import { InstallIdSchema, type WebhookEnvelope } from "../envelope";
 import { WebhookPayloadError } from "../errors";
-import type { HandlerResult } from "../receive";
+import type { HandlerResult } from "../handler";
 
 const InstallConfigUpdatedDataSchema = z.object({
   install_id: InstallIdSchema,

@@ -14,7 +14,7 @@ import { env } from "@/lib/env";
 import { LIVE, installLockKey, recordInstall } from "@/lib/installs/register";
 import { InstallCreatedDataSchema, type WebhookEnvelope } from "../envelope";
 import { WebhookPayloadError } from "../errors";
-import type { DeliveryRecord, FastPathOutcome, HandlerResult, Queryable } from "../receive";
+import type { DeliveryRecord, FastPathOutcome, HandlerResult, Queryable } from "../handler";
 
 export async function handleInstallCreated(tx: Tx, envelope: WebhookEnvelope): Promise<HandlerResult> {
   const data = InstallCreatedDataSchema.safeParse(envelope.data);

@@ -13,7 +13,7 @@ import { recordRevokedInstall } from "@/lib/installs/register";
 import { transitionInstall } from "@/lib/installs/state";
 import { InstallCreatedDataSchema, type WebhookEnvelope } from "../envelope";
 import { WebhookPayloadError } from "../errors";
-import type { HandlerResult } from "../receive";
+import type { HandlerResult } from "../handler";
 
 // The contract does not show install.revoked's payload; the sandbox sends install.created's fields.
 const InstallRevokedDataSchema = InstallCreatedDataSchema.partial({ slug: true });

@@ -26,7 +26,7 @@ export async function reconcileNowAction(_previous: ConsoleActionResult | null, 
   return act("reconcile", formData);
 }
 
-/** Queue the install's sync for the worker, unless one is queued or running (lib/jobs/engine.ts). */
+/** Queue the install's sync for the worker, unless one is queued or running (lib/jobs/enqueue.ts). */
 export async function syncNowAction(_previous: ConsoleActionResult | null, formData: FormData): Promise<ConsoleActionResult> {
   return act("sync", formData);
 }

@@ -1,0 +1,24 @@
+// What a webhook handler is: the types the receiver (./receive.ts) and the handlers (./handlers/)
+// share. They live here, apart from both, so that a handler never imports the receiver that imports
+// it (`npm run lint` refuses a circle of imports, type-only ones included: .dependency-cruiser.mjs).
+import type pg from "pg";
+import type { Tx } from "@/lib/db/client";
+import type { FollowUp } from "@/lib/jobs/enqueue";
+import type { WebhookEnvelope } from "./envelope";
+
+/**
+ * What a handler did, and optionally the slower work that should follow (contract §6: answer within
+ * 10 seconds). The follow-up is a job (lib/jobs/enqueue.ts), enqueued in the transaction that records
+ * the delivery: it commits with the delivery or not at all, and a worker runs it even if this process
+ * dies right after answering (a delivery is never sent again, so work kept in memory would be lost).
+ */
+export type HandlerResult = { detail: string; followUp?: FollowUp };
+export type Handler = (tx: Tx, envelope: WebhookEnvelope) => Promise<HandlerResult>;
+
+/** Anything a single statement can be sent on (a pooled connection). */
+export type Queryable = Pick<pg.ClientBase, "query">;
+/** The delivery row as the one-statement paths write it (the full path writes the same columns). */
+export type DeliveryRecord = { dedupeKey: string; installId: number | null; deliveredAt: Date; payloadJson: string };
+/** "full": this state needs the full transaction; the statement recorded nothing. */
+export type FastPathOutcome = "processed" | "ignored" | "duplicate" | "full";
+export type FastPath = (client: Queryable, delivery: DeliveryRecord, envelope: WebhookEnvelope) => Promise<FastPathOutcome>;

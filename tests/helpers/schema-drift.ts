@@ -185,16 +185,12 @@ const REFERENTIAL_ACTIONS: Record<string, string> = {
   SetDefault: "SET DEFAULT",
 };
 
+function emptyShape(): Shape {
+  return { tables: new Set(), views: new Set(), columns: new Map(), indexes: new Map(), foreignKeys: new Map(), constraints: new Set(), enums: new Map() };
+}
+
 export function expectedShape(datamodel: Datamodel): Shape {
-  const shape: Shape = {
-    tables: new Set(),
-    views: new Set(),
-    columns: new Map(),
-    indexes: new Map(),
-    foreignKeys: new Map(),
-    constraints: new Set(),
-    enums: new Map(),
-  };
+  const shape = emptyShape();
   const modelByName = new Map(datamodel.models.map((model) => [model.name, model]));
   const fieldColumn = (model: Model, fieldName: string) => {
     const field = model.fields.find((candidate) => candidate.name === fieldName);
@@ -265,15 +261,7 @@ export async function databaseShape(client: pg.Client | pg.PoolClient): Promise<
   const scope = `n.nspname <> ALL($1::text[]) AND n.nspname NOT LIKE 'pg\\_%'
     AND (n.nspname || '.' || c.relname) <> ALL($2::text[])`;
 
-  const shape: Shape = {
-    tables: new Set(),
-    views: new Set(),
-    columns: new Map(),
-    indexes: new Map(),
-    foreignKeys: new Map(),
-    constraints: new Set(),
-    enums: new Map(),
-  };
+  const shape = emptyShape();
 
   const relations = await client.query<{ schema: string; name: string; kind: string }>(
     `SELECT n.nspname AS schema, c.relname AS name, c.relkind AS kind

@@ -5,7 +5,7 @@
 // Reading lazily (not at import time) lets `next build` import routes without a configured env.
 import "server-only";
 import { z } from "zod";
-import { parseStaffUsers } from "@/lib/auth/staff-accounts";
+import { parseStaffUsers } from "@/lib/config/staff-users";
 
 const urlString = z.url({ protocol: /^https?$/ });
 

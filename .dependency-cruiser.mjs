@@ -22,7 +22,7 @@
 // tests/unit/import-rules.test.ts proves the rules can fail.
 
 /** Modules of lib/ that import nothing else of lib/. */
-const BASE = "^lib/(env|log|shutdown|rate-limit|try-semaphore)\\.ts$|^lib/(config|db|http|telemetry)/";
+const BASE = "^lib/(env|log|shutdown|rate-limit|try-semaphore)\\.ts$|^lib/(config|db|env|http|telemetry)/";
 /** The job engine's sending half and its declarations: below everything that sends a job. */
 const JOB_SENDING = "^lib/jobs/(enqueue|queues|schema)\\.ts$";
 /** The job registry and what runs it: only the worker and the cron routes may import it. */

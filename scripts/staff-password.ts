@@ -13,9 +13,8 @@
 import { z } from "zod";
 import { parseArgs } from "node:util";
 import { hashPassword } from "../lib/auth/password";
-
-// The roles of lib/auth/staff-accounts.ts (not imported: that module is server-only).
-const ROLES = ["viewer", "operator"] as const;
+// The STAFF_USERS format itself (not lib/auth/staff-accounts.ts, which is server-only).
+import { DEFAULT_STAFF_ROLE, STAFF_ROLES } from "../lib/config/staff-users";
 
 const MIN_LENGTH = 12;
 
@@ -70,7 +69,7 @@ try {
   fail(USAGE);
 }
 const email = z.string().trim().toLowerCase().pipe(z.email()).safeParse(args.positionals[0] ?? "");
-const role = z.enum(ROLES).default("operator").safeParse(args.values.role);
+const role = z.enum(STAFF_ROLES).default(DEFAULT_STAFF_ROLE).safeParse(args.values.role);
 if (!email.success || !role.success || args.positionals.length > 1) fail(USAGE);
 
 let password: string;

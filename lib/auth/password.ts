@@ -9,8 +9,11 @@
 // Not marked server-only: the `staff:password` script and the local .env generator hash with it
 // too. It holds no secret; the hashes it makes are the secret.
 import { randomBytes, scrypt, scryptSync, timingSafeEqual, type ScryptOptions } from "node:crypto";
+import { KEY_BYTES, SALT_BYTES, parsePasswordHash, type ParsedHash, type ScryptParams } from "../config/password-hash";
 
-export type ScryptParams = { N: number; r: number; p: number };
+// The format's parser lives in the base layer (the configuration check reads hashes too); it is
+// re-exported so that everything about passwords can still be imported from here.
+export { parsePasswordHash, type ScryptParams } from "../config/password-hash";
 
 /**
  * OWASP's Password Storage Cheat Sheet lists N=2^15, r=8, p=3 as one of its equivalent scrypt
@@ -19,39 +22,9 @@ export type ScryptParams = { N: number; r: number; p: number };
  */
 export const DEFAULT_SCRYPT_PARAMS: ScryptParams = { N: 2 ** 15, r: 8, p: 3 };
 
-const SALT_BYTES = 16;
-const KEY_BYTES = 32;
-
-// Limits for hashes read from configuration: a typo must not make each sign-in take a minute or
-// a gigabyte.
-const MIN_N = 2 ** 14;
-const MAX_MEMORY_BYTES = 256 * 1024 * 1024;
-const MAX_P = 16;
-
-type ParsedHash = { params: ScryptParams; salt: Buffer; key: Buffer };
-
-const BASE64URL = /^[A-Za-z0-9_-]+$/;
-const INTEGER = /^[1-9][0-9]{0,9}$/;
-
 function scryptOptions({ N, r, p }: ScryptParams): ScryptOptions {
   // Node refuses anything above `maxmem` (32 MiB by default, which N=2^15, r=8 just exceeds).
   return { N, r, p, maxmem: 2 * 128 * N * r };
-}
-
-/** The hash's parts, or null when it is not a well-formed hash within the limits above. */
-export function parsePasswordHash(encoded: string): ParsedHash | null {
-  const parts = encoded.split(".");
-  if (parts.length !== 6 || parts[0] !== "scrypt") return null;
-  const [, nText, rText, pText, saltText, keyText] = parts as [string, string, string, string, string, string];
-  if (![nText, rText, pText].every((n) => INTEGER.test(n))) return null;
-  if (!BASE64URL.test(saltText) || !BASE64URL.test(keyText)) return null;
-  const params = { N: Number(nText), r: Number(rText), p: Number(pText) };
-  const powerOfTwo = (params.N & (params.N - 1)) === 0;
-  if (!powerOfTwo || params.N < MIN_N || params.p > MAX_P || 128 * params.N * params.r > MAX_MEMORY_BYTES) return null;
-  const salt = Buffer.from(saltText, "base64url");
-  const key = Buffer.from(keyText, "base64url");
-  if (salt.length < SALT_BYTES || key.length < KEY_BYTES || key.length > 64) return null;
-  return { params, salt, key };
 }
 
 /**

@@ -10,13 +10,25 @@
 // without a role is an operator, so configurations written before roles existed keep working.
 import "server-only";
 import { z } from "zod";
-import { parsePasswordHash, unmatchableHashLike, verifyPassword } from "./password";
+import {
+  parseStaffUsers,
+  STAFF_ROLES,
+  StaffEmailSchema,
+  type StaffAccounts,
+  type StaffRole,
+} from "@/lib/config/staff-users";
+import { unmatchableHashLike, verifyPassword } from "./password";
 
-export const STAFF_ROLES = ["viewer", "operator"] as const;
-export type StaffRole = (typeof STAFF_ROLES)[number];
-
-/** An entry without `=<role>` (every entry written before roles existed). */
-export const DEFAULT_STAFF_ROLE: StaffRole = "operator";
+// The STAFF_USERS format and its parser live in the base layer, since the configuration check at
+// start-up reads them too; re-exported so the console's code imports everything staff from here.
+export {
+  DEFAULT_STAFF_ROLE,
+  parseStaffUsers,
+  STAFF_ROLES,
+  type StaffAccount,
+  type StaffAccounts,
+  type StaffRole,
+} from "@/lib/config/staff-users";
 
 export type StaffIdentity = { email: string; role: StaffRole };
 
@@ -25,46 +37,11 @@ export function roleAllows(role: StaffRole, required: StaffRole): boolean {
   return STAFF_ROLES.indexOf(role) >= STAFF_ROLES.indexOf(required);
 }
 
-export type StaffAccount = { hash: string; role: StaffRole };
-
-/** email (lower case) → its password hash and role */
-export type StaffAccounts = ReadonlyMap<string, StaffAccount>;
-
-const EmailSchema = z.email().max(254);
-
 /** What the sign-in form posts. Anything else (or too long) is a failed sign-in, like a wrong password. */
 export const StaffCredentialsSchema = z.object({
-  email: z.string().trim().toLowerCase().pipe(EmailSchema),
+  email: z.string().trim().toLowerCase().pipe(StaffEmailSchema),
   password: z.string().min(1).max(1024),
 });
-
-/**
- * Parses STAFF_USERS. A malformed entry is a configuration error: it throws, naming the entry's
- * position and email but never its hash. Each entry is `<email>=<hash>` or `<email>=<hash>=<role>`:
- * neither an email (as zod reads it) nor a hash contains `=`, so the parts split cleanly.
- */
-export function parseStaffUsers(value: string): StaffAccounts {
-  const accounts = new Map<string, StaffAccount>();
-  const entries = value.split(",").map((entry) => entry.trim()).filter(Boolean);
-  entries.forEach((entry, index) => {
-    const [emailText = "", hashText, roleText, ...rest] = entry.split("=");
-    const email = EmailSchema.safeParse(emailText.trim().toLowerCase());
-    if (!email.success || hashText === undefined || rest.length > 0) {
-      throw new Error(`STAFF_USERS entry ${index + 1} must be \`<email>=<hash>\` or \`<email>=<hash>=<role>\``);
-    }
-    const hash = hashText.trim();
-    if (!parsePasswordHash(hash)) {
-      throw new Error(`STAFF_USERS entry ${index + 1} (${email.data}): the hash is not one \`npm run staff:password\` makes`);
-    }
-    const role = roleText === undefined ? DEFAULT_STAFF_ROLE : STAFF_ROLES.find((r) => r === roleText.trim().toLowerCase());
-    if (!role) {
-      throw new Error(`STAFF_USERS entry ${index + 1} (${email.data}): the role must be ${STAFF_ROLES.join(" or ")}`);
-    }
-    if (accounts.has(email.data)) throw new Error(`STAFF_USERS lists ${email.data} twice`);
-    accounts.set(email.data, { hash, role });
-  });
-  return accounts;
-}
 
 let cache: { value: string; accounts: StaffAccounts } | undefined;
 

@@ -1,0 +1,60 @@
+// Background work: token refreshes, the worker's jobs and the cron routes (lib/jobs/).
+//
+// One concern's part of the configuration schema; lib/env.ts merges every part into the one schema
+// validated at start-up, so each variable is still checked, and reported, in one place.
+import "server-only";
+import { z } from "zod";
+
+export const jobsShape = {
+  /**
+   * Token refreshes of different installs at once per process (lib/oauth/refresh-lock.ts): size it to
+   * what the identity provider can take. It costs no connections: the locks of all of a process's
+   * refreshes share one (plus one for each refresh that waits for another process's lock). 50 serves
+   * 50 installs expiring together in one round of the identity provider's latency.
+   */
+  REFRESH_CONCURRENCY: z.coerce.number().int().min(1).max(200).default(50),
+  /**
+   * Per-install jobs (keep-alive refreshes, install checks) each worker process runs at once, per
+   * queue (lib/jobs/engine.ts). Refreshes are bounded by REFRESH_CONCURRENCY too; add workers to go
+   * faster. The cron routes use it as their batch's concurrency.
+   */
+  JOB_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(10),
+  /**
+   * Which jobs this worker process runs (comma-separated: keep-alive, reconcile, sync, retention;
+   * default all). Lets a deployment give the sync its own workers, apart from keep-alive's.
+   */
+  WORKER_JOBS: z
+    .string()
+    .transform((value) => value.split(",").map((s) => s.trim()).filter(Boolean))
+    .pipe(z.array(z.enum(["keep-alive", "reconcile", "sync", "retention"])).min(1, "name at least one job"))
+    .optional(),
+  /**
+   * How long a per-install job may stay in a worker's hands before it counts as abandoned (its worker
+   * was killed, its machine lost) and is retried by another worker: comma-separated `<job>=<seconds>`
+   * (keep-alive, reconcile, sync, retention; 1 s to 24 h, pg-boss's bound). A job not named keeps its
+   * queue's default (lib/jobs/queues.ts: 5, 5, 30 and 10 minutes). Shorter: a dead worker's job is
+   * picked up sooner; but never shorter than the job can honestly take, or a slow job is run twice.
+   * Read where a job is enqueued (lib/jobs/enqueue.ts, `expiryOf`), so give every process the same value.
+   */
+  JOB_EXPIRE_SECONDS: z
+    .string()
+    .transform((value, ctx) => {
+      const expiry: Partial<Record<"keep-alive" | "reconcile" | "sync" | "retention", number>> = {};
+      for (const entry of value.split(",").map((s) => s.trim()).filter(Boolean)) {
+        const match = /^(keep-alive|reconcile|sync|retention)=(\d{1,5})$/.exec(entry);
+        const seconds = Number(match?.[2]);
+        if (!match || seconds < 1 || seconds > 24 * 3600) {
+          ctx.addIssue({ code: "custom", message: "each entry must be `<keep-alive|reconcile|sync|retention>=<seconds, 1-86400>`, e.g. `keep-alive=300,sync=1800`" });
+          return z.NEVER;
+        }
+        expiry[match[1] as keyof typeof expiry] = seconds;
+      }
+      return expiry;
+    })
+    .optional(),
+  /**
+   * How long a cron route (/api/cron/*) keeps working queued jobs before it answers; keep it inside
+   * your serverless platform's function time limit.
+   */
+  CRON_TIME_LIMIT_SECONDS: z.coerce.number().int().min(1).max(900).default(25),
+};

@@ -22,7 +22,7 @@ export const SECTIONS: readonly Section[] = [
   { name: "data-pages", run: dataPages },
   { name: "overview", run: overview },
   { name: "ingest", run: webhookIngest },
-  // Before console and keepalive: it locks the staff account, then lifts the lock for them.
+  // Before console: it locks the staff account, then lifts the lock for the console to sign in.
   { name: "sign-in", run: signIn },
   { name: "console", run: staffConsole },
   { name: "keepalive", run: keepalive },

@@ -1,0 +1,100 @@
+// What the bench's sections share (scripts/bench.ts runs them, scripts/bench/sections.ts lists them):
+// the context each section is given, the operators each one installs, the budget window, and the
+// helpers that print figures. A helper only one section uses lives in that section's file.
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { startProcess, stopProcess, waitForHttp } from "../lib/processes";
+import type { Stack } from "../lib/stack";
+import { resultOf, runAppWorker } from "../../tests/helpers/app-process";
+import { LARGE_OPERATOR_ID, installViaPortal } from "../../tests/helpers/stack";
+
+/** The refresh storm: installs whose access tokens expire together (operators 1004 on). */
+export const STORM_INSTALLS = 50;
+/**
+ * The rate budget section's window (BENCH_BUDGET_WINDOW_SECONDS, default 10): the limit is the
+ * contract's default rate (1,000 per 60 s) over this window, so the ratio is the same as per 60 s
+ * while a run takes a minute, not six. Set 60 to measure the contract's own window.
+ */
+export const BUDGET_WINDOW_SECONDS = Number(process.env.BENCH_BUDGET_WINDOW_SECONDS ?? 10);
+if (!Number.isInteger(BUDGET_WINDOW_SECONDS) || BUDGET_WINDOW_SECONDS < 2 || BUDGET_WINDOW_SECONDS > 600) {
+  console.error("bench: BENCH_BUDGET_WINDOW_SECONDS must be a whole number of seconds from 2 to 600");
+  process.exit(2);
+}
+export const BUDGET_LIMIT = Math.round((1000 * BUDGET_WINDOW_SECONDS) / 60);
+/** Operators for the budget section, after the storm's (sandbox/README.md decision 34). */
+export const BUDGET_FIRST_OPERATOR = 1004 + STORM_INSTALLS;
+export const BUDGET_INSTALLS = 10;
+/** Operators for the sync section, after the budget's: one alone, then ten at once. */
+export const SYNC_FIRST_OPERATOR = BUDGET_FIRST_OPERATOR + BUDGET_INSTALLS + 1;
+export const SYNC_INSTALLS = 10;
+
+export type Install = Awaited<ReturnType<typeof installViaPortal>>;
+
+/** What scripts/bench.ts gives each section that runs against the stack. */
+export type BenchContext = {
+  /** The running stack; its env (APP_URL, DATABASE_URL, WEBHOOK_SECRET, ...) is also in process.env for the test helpers. */
+  stack: Stack;
+  /** BENCH_PORT_OFFSET: added to every port the bench opens. */
+  offset: number;
+  /** The bench's data folder (the database, logs). */
+  dataDir: string;
+  /** The session cookie of the install the always-timed redirect_uri made (operator 1001). */
+  cookie: string;
+  /** A second process of the app's production server (the storm). */
+  startSecondApp: () => Promise<{ url: string; stop: () => Promise<void> }>;
+  /** The large operator's install and one sync of it, made once for every section that reads its local copy. */
+  syncedLargeOperator: () => Promise<{ install: Install; synced: { outcome: string } }>;
+};
+
+/** A section: in process (before the stack starts), or against the stack. */
+export type Section = { name: string; inProcess: true; run: () => void } | { name: string; inProcess?: false; run: (context: BenchContext) => Promise<void> };
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+export function summary(name: string, samplesMs: number[]) {
+  const sorted = [...samplesMs].sort((a, b) => a - b);
+  const total = samplesMs.reduce((a, b) => a + b, 0);
+  console.log(
+    `${name.padEnd(44)} n=${String(samplesMs.length).padStart(5)}  p50=${percentile(sorted, 50).toFixed(2).padStart(8)} ms` +
+      `  p99=${percentile(sorted, 99).toFixed(2).padStart(8)} ms  mean=${(total / samplesMs.length).toFixed(2).padStart(8)} ms`,
+  );
+}
+
+export function opsPerSecond(name: string, iterations: number, fn: () => void) {
+  for (let i = 0; i < Math.min(1000, iterations); i++) fn(); // warm up
+  const started = performance.now();
+  for (let i = 0; i < iterations; i++) fn();
+  const seconds = (performance.now() - started) / 1000;
+  console.log(`${name.padEnd(44)} ${Math.round(iterations / seconds).toLocaleString("en-US").padStart(12)} ops/s`);
+}
+
+/** A second process of the app's production server, same build and configuration, on its own port. */
+export async function startSecondApp(stack: Stack, offset: number): Promise<{ url: string; stop: () => Promise<void> }> {
+  const port = 3400 + offset;
+  const serverJs = path.resolve(stack.env.NEXT_DIST_DIR || ".next", "standalone", "server.js");
+  const managed = startProcess("app-2", process.execPath, [serverJs], {
+    env: { ...process.env, ...stack.env, NODE_ENV: "production", PORT: String(port), HOSTNAME: "localhost" },
+    quiet: true,
+  });
+  const url = `http://localhost:${port}`;
+  await waitForHttp(`${url}/`, 60_000, managed);
+  return { url, stop: () => stopProcess(managed) };
+}
+
+/**
+ * The sections that read the large operator's local copy (data-pages, overview) share one install
+ * and one sync of it: installing the same operator again would only re-authorize the install.
+ * The first call makes them; every later call gets the same.
+ */
+export function largeOperatorCopy(stack: Stack): BenchContext["syncedLargeOperator"] {
+  let copy: ReturnType<BenchContext["syncedLargeOperator"]> | undefined;
+  return () =>
+    (copy ??= (async () => {
+      const install = await installViaPortal(LARGE_OPERATOR_ID);
+      const synced = resultOf<{ outcome: string }>(await runAppWorker(["sync", install.installRowId, "100"], { ...(stack.env as Record<string, string>), LOG_LEVEL: "warn" }));
+      return { install, synced };
+    })());
+}

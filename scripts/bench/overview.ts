@@ -1,0 +1,57 @@
+// `npm run bench -- overview`: GET /dashboard for the large operator, over its local copy.
+import { performance } from "node:perf_hooks";
+import { type BenchContext, summary } from "./lib";
+import { closeSql, sql } from "../../tests/helpers/stack";
+
+export async function overview({ stack, syncedLargeOperator }: BenchContext) {
+  // The Overview (issue 13, lib/dashboard/overview.ts): GET /dashboard for the large operator
+  // (20,000 charges, 500 charge points) once its copy is synced, as the operator's browser asks
+  // for it, OVERVIEW_REQUESTS times, OVERVIEW_CONCURRENCY at a time, for three ranges. The page
+  // reads only the local copy (SQL aggregates per UTC day), so no request reaches the service.
+  const OVERVIEW_REQUESTS = 200;
+  const OVERVIEW_CONCURRENCY = 4;
+  console.log(`\n== overview (GET /dashboard for the large operator, ${OVERVIEW_REQUESTS} requests per range, ${OVERVIEW_CONCURRENCY} at a time, after a full sync) ==`);
+  const { install, synced } = await syncedLargeOperator();
+  const [copy] = await sql<{ charges: number; charge_points: number }>(
+    `SELECT (SELECT count(*)::int FROM synced_charges WHERE install_row_id = $1) AS charges,
+            (SELECT count(*)::int FROM synced_charge_points WHERE install_row_id = $1) AS charge_points`,
+    [install.installRowId],
+  );
+  console.log(`${"sync".padEnd(44)} ${synced.outcome}: ${copy!.charges.toLocaleString("en-US")} charges, ${copy!.charge_points} charge points in the copy`);
+  // The plan of the daily aggregate over 90 days: it should be an index scan on (install_row_id, started_at).
+  const plan = await sql<{ "QUERY PLAN": string }>(
+    `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF)
+     SELECT to_char(date_trunc('day', started_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD') AS day, currency, count(*), sum(consumed_kwh), sum(price)
+     FROM synced_charges
+     WHERE install_row_id = $1 AND deleted_at IS NULL
+       AND started_at >= (SELECT max(started_at) FROM synced_charges WHERE install_row_id = $1) - interval '90 days'
+     GROUP BY date_trunc('day', started_at AT TIME ZONE 'UTC'), currency`,
+    [install.installRowId],
+  );
+  console.log("  plan of the 90-day aggregate:");
+  for (const line of plan) console.log(`    ${line["QUERY PLAN"]}`);
+  for (const [name, query] of [
+    ["GET /dashboard (30 days, the default)", ""],
+    ["GET /dashboard?days=90", "?days=90"],
+    ["GET /dashboard, a whole year (custom)", "?from=2025-01-01&to=2025-12-31"],
+  ] as const) {
+    const samples: number[] = [];
+    let failed = 0;
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: OVERVIEW_CONCURRENCY }, async () => {
+        while (next < OVERVIEW_REQUESTS + 10) {
+          const n = next++;
+          const started = performance.now();
+          const response = await fetch(`${stack.env.APP_URL}/dashboard${query}`, { headers: { cookie: install.sessionCookie } });
+          const html = await response.text();
+          if (n >= 10) samples.push(performance.now() - started); // the first ten warm the server
+          if (response.status !== 200 || !html.includes('data-testid="headline-sessions"')) failed += 1;
+        }
+      }),
+    );
+    summary(name, samples);
+    console.log(`${"".padEnd(44)} failed pages=${failed}`);
+  }
+  await closeSql();
+}

@@ -1,0 +1,29 @@
+// The bench's sections, in the order `npm run bench` runs them. Adding a section is one file in this
+// folder exporting its function, and one entry here (and a row in the README's bench table).
+import { budget } from "./budget";
+import { staffConsole } from "./console";
+import { dataPages } from "./data-pages";
+import { webhookIngest } from "./ingest";
+import { keepalive } from "./keepalive";
+import type { Section } from "./lib";
+import { overview } from "./overview";
+import { primitives } from "./primitives";
+import { signIn } from "./sign-in";
+import { stampede } from "./stampede";
+import { storm } from "./storm";
+import { sync } from "./sync";
+
+export const SECTIONS: readonly Section[] = [
+  { name: "primitives", inProcess: true, run: primitives },
+  { name: "stampede", run: stampede },
+  { name: "storm", run: storm },
+  { name: "budget", run: budget },
+  { name: "sync", run: sync },
+  { name: "data-pages", run: dataPages },
+  { name: "overview", run: overview },
+  { name: "ingest", run: webhookIngest },
+  // Before console: it locks the staff account, then lifts the lock for the console to sign in.
+  { name: "sign-in", run: signIn },
+  { name: "console", run: staffConsole },
+  { name: "keepalive", run: keepalive },
+];

@@ -69,4 +69,12 @@ describe("the CI workflow", () => {
     const built = /for target in ([\w ]+); do\n\s+docker build --target "\$target"/.exec(workflow)?.[1]?.split(" ");
     expect(built?.sort()).toEqual(targets);
   });
+
+  it("asks for read access only, uses no secret and pushes no image", () => {
+    expect(workflow).toMatch(/^permissions:\n {2}contents: read\n\n/m);
+    expect(workflow).not.toMatch(/^\s+permissions:/m); // no job widens it
+    const steps = workflow.replace(/^\s*#.*$/gm, ""); // what runs, not the comments that suggest more
+    expect(steps).not.toContain("secrets.");
+    expect(steps).not.toMatch(/docker push|--push|push: true/);
+  });
 });

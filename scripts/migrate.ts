@@ -3,8 +3,15 @@
 //
 // It uses lib/db/migrate.ts rather than `prisma migrate deploy` (see the comment there for why);
 // both keep the same _prisma_migrations table, so either can be used on a machine with Prisma's engine.
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { applyMigrations } from "../lib/db/migrate";
 import { migrateJobSchema } from "../lib/jobs/schema";
+
+// In the migrate image this file is bundled into migrate.mjs with prisma/migrations beside it
+// (scripts/assemble-jobs.mjs); run from the repository, lib/db/migrate.ts finds the repository's own.
+const besideThisFile = fileURLToPath(new URL("./prisma/migrations/", import.meta.url));
+const migrationsDir = existsSync(besideThisFile) ? besideThisFile : undefined;
 
 const connectionString = process.env.DATABASE_URL;
 if (!connectionString) {
@@ -20,6 +27,7 @@ try {
   const started = performance.now();
   const { applied, alreadyApplied } = await applyMigrations({
     connectionString,
+    migrationsDir,
     log: (line) => console.log(`db:migrate: ${line}`),
   });
   const took = Math.round(performance.now() - started);

@@ -184,4 +184,5 @@ Next:
   - replace the sandbox's guessed records (sandbox/lists/${names.slug}.ts) and the columns the app keeps
     (lib/sync/${names.slug}.ts, the model and migration) with the operation's real shape, and record each
     guess in docs/spec-gaps.md and sandbox/README.md;
-  - run: npm run db:migrate, then npm test -- vitest tests/sandbox/${names.slug}.test.ts app/dashboard/${names.slug}/_tests/${names.slug}.test.ts`);
+  - run: npm run db:migrate, then npm test -- files tests/sandbox/${names.slug}.test.ts app/dashboard/${names.slug}/_tests/${names.slug}.test.ts app/dashboard/${names.slug}/_tests/${names.slug}.spec.ts
+  (docs/adding-a-feature.md walks through each file)`);

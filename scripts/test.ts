@@ -87,7 +87,7 @@ const stackEnv = (ports: { app: number; sandbox: number }) => ({
   // sandbox/README.md decision 43); a test that wants new charges switches it on (POST /_sandbox/live-data).
   SANDBOX_LIVE_DATA: "off",
   // The app under test offers "manage teams" (off as shipped), so the teams write and its scope
-  // widening can be walked end to end (app/dashboard/teams/_tests/teams.spec.ts).
+  // widening can be walked end to end (the Teams section's own end-to-end test).
   DASHBOARD_MANAGE_TEAMS: "on",
   ...(OFFSET ? { NEXT_DIST_DIR: `.next-test-${OFFSET}` } : {}),
 });

@@ -15,6 +15,11 @@ export type DashboardSection = {
   href: `/dashboard/${string}`;
   /** Its name in the nav and in links. */
   label: string;
+  /**
+   * Nothing outside its folder and this entry refers to it, so removing both removes it cleanly
+   * (tests/unit/dashboard-sections.test.ts checks it). The core sections are linked from other pages.
+   */
+  optional?: true;
 };
 
 export const DASHBOARD_SECTIONS = [
@@ -22,9 +27,9 @@ export const DASHBOARD_SECTIONS = [
   { href: "/dashboard/charge-points", label: "Charge points" },
   { href: "/dashboard/sessions", label: "Sessions" },
   // Optional: the teams write's worked example (DASHBOARD_MANAGE_TEAMS) over the synced teams.
-  { href: "/dashboard/teams", label: "Teams" },
+  { href: "/dashboard/teams", label: "Teams", optional: true },
   // Optional: the beta EVSE charge history, read live (contract §4.3).
-  { href: "/dashboard/energy", label: "Energy" },
+  { href: "/dashboard/energy", label: "Energy", optional: true },
 ] as const satisfies readonly DashboardSection[];
 
 /** The Overview, first in the nav: the dashboard's home, not a section of its own. */

@@ -6,7 +6,11 @@
 import { defineConfig } from "@playwright/test";
 
 export default defineConfig({
-  testDir: "tests/e2e",
+  // tests/e2e/, and each dashboard section's own tests in its folder (app/dashboard/<section>/_tests/),
+  // so that removing the section removes them (app/dashboard/sections.ts).
+  testDir: ".",
+  testMatch: ["tests/e2e/**/*.spec.ts", "app/**/_tests/**/*.spec.ts"],
+  testIgnore: ["**/node_modules/**", "**/.next/**", "**/.data/**"],
   // The tests share one sandbox and database, and some move the sandbox's clock.
   workers: 1,
   fullyParallel: false,

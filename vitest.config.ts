@@ -23,7 +23,9 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: "integration",
-          include: ["tests/integration/**/*.test.ts"],
+          // A dashboard section's own tests live in its folder (app/dashboard/<section>/_tests/), so
+          // that removing the section removes them (app/dashboard/sections.ts).
+          include: ["tests/integration/**/*.test.ts", "app/**/_tests/**/*.test.ts"],
           environment: "node",
           // One file at a time: they share the stack's database and sandbox. (`npm test` runs two
           // stacks, with one file on each: scripts/lib/test-lanes.ts.)

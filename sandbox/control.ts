@@ -38,6 +38,8 @@ import { RECORD_KIND_SEGMENTS, RECORD_PATCH_SHAPES, deleteRecord, patchRecord, r
 import { webhookModeRequestSchema } from "./webhooks.js";
 import { alertSinkRoutes } from "./alert-sink.js";
 import type { DeliveryResult } from "./webhooks.js";
+import { EXTRA_LISTS } from "./lists/index.js";
+import { listRecords } from "./lists/list.js";
 
 const advanceSchema = z.object({ seconds: z.number().finite() });
 const consumerInstallIdSchema = z.object({ include: z.boolean() });
@@ -630,6 +632,16 @@ export function controlRoutes(ctx: SandboxContext): Hono {
       const data = params.success ? findOperator(ctx, params.data.id) : undefined;
       if (!data) return c.json({ error: "unknown operator" }, 404);
       return c.json({ operatorId: data.operator.id, total: data[kind].length, data: data[kind] });
+    });
+  }
+  // The same for a fork's extra read-only lists (lists/index.ts).
+  for (const list of EXTRA_LISTS) {
+    app.get(`/operators/:id${list.path}`, (c) => {
+      const params = idParamSchema.safeParse(c.req.param());
+      const data = params.success ? findOperator(ctx, params.data.id) : undefined;
+      if (!data) return c.json({ error: "unknown operator" }, 404);
+      const records = listRecords(list, data);
+      return c.json({ operatorId: data.operator.id, total: records.length, data: records });
     });
   }
 

@@ -3,6 +3,7 @@
 import { requestedScopes } from "./app-registration.js";
 import { OFFLINE_ACCESS } from "./config.js";
 import type { SandboxContext } from "./context.js";
+import { EXTRA_LISTS } from "./lists/index.js";
 
 /** Everything the identity provider knows about; discovery lists it. */
 export const SCOPES_SUPPORTED = [
@@ -13,8 +14,10 @@ export const SCOPES_SUPPORTED = [
   "teams:read",
   "teams:write",
   "energy:read",
+  // Each extra list's scope (lists/index.ts), bare and `:read` as for teams.
+  ...EXTRA_LISTS.flatMap((list) => [list.scopeResource, `${list.scopeResource}:read`]),
   OFFLINE_ACCESS,
-] as const;
+];
 
 /** Plain-language explanations shown next to the exact scope list on the consent page. */
 export const SCOPE_DESCRIPTIONS: Record<string, string> = {
@@ -25,6 +28,7 @@ export const SCOPE_DESCRIPTIONS: Record<string, string> = {
   "teams:read": "See your teams.",
   "teams:write": "See and change your teams.",
   "energy:read": "See energy data of your charge points (beta).",
+  ...Object.fromEntries(EXTRA_LISTS.flatMap((list) => [list.scopeResource, `${list.scopeResource}:read`].map((scope) => [scope, list.description]))),
   [OFFLINE_ACCESS]: "Keep access while you are away (the app may refresh its tokens). Grants no data by itself.",
 };
 

@@ -6,6 +6,8 @@
 // (scripts/lib/test-lanes.ts), and prints one closing line with the totals.
 //
 // `npm test -- vitest [vitest args]` or `npm test -- e2e [playwright args]` runs one half, on one stack.
+// `npm test -- files <file>...` runs the given test files of both kinds (*.test.ts with Vitest,
+// *.spec.ts with Playwright) on one stack and one build: a new feature's tests, for example.
 //
 // TEST_DATABASE_URL points the tests at your own PostgreSQL instead (its data is written to;
 // never point it at a database you care about). DATABASE_URL is deliberately ignored here.
@@ -29,11 +31,24 @@ const LANE_B_DIR = path.join(DATA_DIR, "lane-b");
 const bin = (name: string) => path.resolve("node_modules/.bin", name);
 
 const [only, ...passThrough] = process.argv.slice(2);
+if (only !== undefined && !["vitest", "e2e", "files"].includes(only)) {
+  console.error(`[test] unknown mode "${only}": use npm test, npm test -- vitest|e2e [args], or npm test -- files <file>...`);
+  process.exit(2);
+}
+// `files`: which half runs which of them.
+const vitestFiles = only === "files" ? passThrough.filter((file) => file.endsWith(".test.ts")) : [];
+const playwrightFiles = only === "files" ? passThrough.filter((file) => file.endsWith(".spec.ts")) : [];
+if (only === "files" && vitestFiles.length + playwrightFiles.length !== passThrough.length) {
+  console.error("[test] npm test -- files takes test files only: *.test.ts (Vitest) and *.spec.ts (Playwright)");
+  process.exit(2);
+}
+const runsVitest = only === "vitest" || vitestFiles.length > 0;
+const runsPlaywright = only === "e2e" || playwrightFiles.length > 0;
 const started = performance.now();
 
 // The browser first: a machine without one stops here with one message, before anything starts.
 let chromiumPath: string | undefined;
-if (!only || only === "e2e") {
+if (!only || runsPlaywright) {
   const browser = await findChromiumHere();
   if (!browser.ok) {
     console.error(`[test] ${browser.message}`);
@@ -72,7 +87,7 @@ const stackEnv = (ports: { app: number; sandbox: number }) => ({
   // sandbox/README.md decision 43); a test that wants new charges switches it on (POST /_sandbox/live-data).
   SANDBOX_LIVE_DATA: "off",
   // The app under test offers "manage teams" (off as shipped), so the teams write and its scope
-  // widening can be walked end to end (tests/e2e/dashboard-teams-energy.spec.ts).
+  // widening can be walked end to end (the Teams section's own end-to-end test).
   DASHBOARD_MANAGE_TEAMS: "on",
   ...(OFFSET ? { NEXT_DIST_DIR: `.next-test-${OFFSET}` } : {}),
 });
@@ -180,18 +195,18 @@ try {
     console.log(`[test] busy time: lane a ${laneSeconds("a")} s, lane b ${laneSeconds("b")} s (every job's time is in ${DATA_DIR}/test-jobs.json)`);
     if (totals.failed > 0) exitCode = 1;
   }
-  if (only === "vitest" || (!only && !secondStack)) {
+  if (runsVitest || (!only && !secondStack)) {
     rmSync(VITEST_REPORT, { force: true });
-    const code = await runToCompletion(bin("vitest"), ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${VITEST_REPORT}`, ...(only ? passThrough : [])], testEnv);
+    const code = await runToCompletion(bin("vitest"), ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${VITEST_REPORT}`, ...(only === "files" ? vitestFiles : only ? passThrough : [])], testEnv);
     const report = readJson(VITEST_REPORT) as { numPassedTests?: number; numFailedTests?: number; numPendingTests?: number; numTodoTests?: number } | undefined;
     totals.passed += report?.numPassedTests ?? 0;
     totals.failed += report?.numFailedTests ?? (code === 0 ? 0 : 1);
     totals.skipped += (report?.numPendingTests ?? 0) + (report?.numTodoTests ?? 0);
     if (code !== 0) exitCode = code;
   }
-  if (only === "e2e" || (!only && !secondStack)) {
+  if (runsPlaywright || (!only && !secondStack)) {
     rmSync(PLAYWRIGHT_REPORT, { force: true });
-    const code = await runToCompletion(bin("playwright"), ["test", ...(only ? passThrough : [])], {
+    const code = await runToCompletion(bin("playwright"), ["test", ...(only === "files" ? playwrightFiles : only ? passThrough : [])], {
       ...testEnv,
       PLAYWRIGHT_JSON_OUTPUT_NAME: PLAYWRIGHT_REPORT,
       ...(chromiumPath ? { CHROMIUM_PATH: chromiumPath } : {}),

@@ -1,17 +1,12 @@
 "use client";
-// The dashboard's sections. A client component only to mark the current one (usePathname); the
-// links themselves work without JavaScript. On a phone the list scrolls sideways inside itself,
-// never the page.
+// The dashboard's nav: the Overview, then the sections of the registry (./sections.ts). A client
+// component only to mark the current one (usePathname); the links themselves work without JavaScript.
+// On a phone the list scrolls sideways inside itself, never the page.
 import Link from "next/link";
 import { usePathname } from "next/navigation";
+import { DASHBOARD_SECTIONS, OVERVIEW } from "./sections";
 
-const SECTIONS = [
-  { href: "/dashboard", label: "Overview" },
-  { href: "/dashboard/charge-points", label: "Charge points" },
-  { href: "/dashboard/sessions", label: "Sessions" },
-  { href: "/dashboard/teams", label: "Teams" },
-  { href: "/dashboard/energy", label: "Energy" },
-] as const;
+const SECTIONS = [OVERVIEW, ...DASHBOARD_SECTIONS];
 
 export function DashboardNav() {
   const pathname = usePathname();
@@ -19,7 +14,7 @@ export function DashboardNav() {
     <nav aria-label="Dashboard" className="-mx-1 overflow-x-auto">
       <ul className="flex min-w-max gap-1 px-1 text-sm">
         {SECTIONS.map(({ href, label }) => {
-          const current = href === "/dashboard" ? pathname === href : pathname === href || pathname.startsWith(`${href}/`);
+          const current = href === OVERVIEW.href ? pathname === href : pathname === href || pathname.startsWith(`${href}/`);
           return (
             <li key={href}>
               <Link

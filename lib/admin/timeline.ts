@@ -8,6 +8,7 @@
 import "server-only";
 import { fetchAuditForInstall, ACTION_LABEL, CONSOLE_ACTIONS } from "@/lib/admin/audit";
 import { db } from "@/lib/db/client";
+import { SYNCED_RESOURCES, findSyncedResource } from "@/lib/sync/resources";
 
 export const TIMELINE_LIMIT = 100;
 
@@ -80,7 +81,7 @@ const syncRuns: Source = async (install) => {
     key: `sync:${run.id}`,
     at: run.finishedAt ?? run.startedAt,
     kind: "sync",
-    title: `Sync of ${run.resource.replaceAll("_", " ")}${run.passKind ? ` (${run.passKind} pass)` : ""}: ${run.outcome}`,
+    title: `Sync of ${findSyncedResource(run.resource)?.label ?? run.resource.replaceAll("_", " ")}${run.passKind ? ` (${run.passKind} pass)` : ""}: ${run.outcome}`,
     detail:
       `${run.pages} page${run.pages === 1 ? "" : "s"}, ${run.recordsUpserted} record${run.recordsUpserted === 1 ? "" : "s"} written` +
       `${run.recordsDeleted ? `, ${run.recordsDeleted} marked deleted` : ""}${run.errorKind ? `; ${run.errorKind}` : ""}`,
@@ -132,6 +133,8 @@ export async function fetchTimeline(install: Install): Promise<TimelineEntry[]> 
 
 export type SyncStatus = {
   resource: string;
+  /** The resource's name in words (its declaration); the stored name for one no longer registered. */
+  label: string;
   /** When the latest pass (any kind) and the latest full pass ended. */
   lastPassEndedAt: Date | null;
   lastFullPassEndedAt: Date | null;
@@ -140,13 +143,16 @@ export type SyncStatus = {
   lastRun: { outcome: string; startedAt: Date; errorKind: string | null } | null;
 };
 
-/** Where each synced resource stands: its checkpoint and its latest run. Three resources, two reads. */
+/**
+ * Where each synced resource stands: its checkpoint and its latest run. Two reads whatever the number
+ * of resources; in the registry's order (lib/sync/resources.ts), then any resource a fork has since
+ * removed whose checkpoint is still stored.
+ */
 export async function fetchSyncStatus(installRowId: string): Promise<SyncStatus[]> {
   const [checkpoints, lastRuns] = await Promise.all([
     db().syncCheckpoint.findMany({
       where: { installRowId },
       select: { resource: true, passId: true, passKind: true, passStartedAt: true, nextPage: true, lastPassEndedAt: true, lastFullPassEndedAt: true },
-      orderBy: { resource: "asc" },
     }),
     // The latest run of each resource (sync_runs' index on the install and start time).
     db().$queryRaw<{ resource: string; outcome: string; started_at: Date; error_kind: string | null }[]>`
@@ -155,10 +161,16 @@ export async function fetchSyncStatus(installRowId: string): Promise<SyncStatus[
       ORDER BY resource, started_at DESC`,
   ]);
   const runs = new Map(lastRuns.map((run) => [run.resource, run]));
-  return checkpoints.map((checkpoint) => {
+  const position = (name: string) => {
+    const index = SYNCED_RESOURCES.findIndex((resource) => resource.name === name);
+    return index === -1 ? SYNCED_RESOURCES.length : index;
+  };
+  const ordered = [...checkpoints].sort((a, b) => position(a.resource) - position(b.resource) || a.resource.localeCompare(b.resource));
+  return ordered.map((checkpoint) => {
     const run = runs.get(checkpoint.resource);
     return {
       resource: checkpoint.resource,
+      label: findSyncedResource(checkpoint.resource)?.label ?? checkpoint.resource.replaceAll("_", " "),
       lastPassEndedAt: checkpoint.lastPassEndedAt,
       lastFullPassEndedAt: checkpoint.lastFullPassEndedAt,
       passUnderWay: checkpoint.passId ? { kind: checkpoint.passKind, startedAt: checkpoint.passStartedAt, nextPage: checkpoint.nextPage } : null,

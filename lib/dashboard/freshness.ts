@@ -4,7 +4,7 @@
 // local copy cover?", so each page asks it the same way.
 import "server-only";
 import { db } from "@/lib/db/client";
-import type { ResourceName } from "@/lib/sync/resource";
+import { SYNCED_RESOURCES, type ResourceName } from "@/lib/sync/resources";
 
 export type ResourceFreshness = {
   resource: ResourceName;
@@ -16,9 +16,7 @@ export type ResourceFreshness = {
   lastRun: { outcome: string; errorKind: string | null; startedAt: Date; finishedAt: Date | null } | null;
 };
 
-const RESOURCES: readonly ResourceName[] = ["teams", "charge_points", "charges"];
-
-/** Two indexed reads: the checkpoints, and the latest run of each resource. */
+/** Two indexed reads: the checkpoints, and the latest run of each resource; one entry per registered resource. */
 export async function loadFreshness(installRowId: string): Promise<Record<ResourceName, ResourceFreshness>> {
   const [checkpoints, runs] = await Promise.all([
     db().syncCheckpoint.findMany({
@@ -31,7 +29,7 @@ export async function loadFreshness(installRowId: string): Promise<Record<Resour
       ORDER BY resource, started_at DESC`,
   ]);
   const result = {} as Record<ResourceName, ResourceFreshness>;
-  for (const resource of RESOURCES) {
+  for (const { name: resource } of SYNCED_RESOURCES) {
     const checkpoint = checkpoints.find((c) => c.resource === resource);
     const run = runs.find((r) => r.resource === resource);
     result[resource] = {

@@ -2,17 +2,20 @@
 // else shown to an operator) turns a scope string into a sentence. contract §2: scopes are
 // `<resource>` or `<resource>:<permission>`, and a bare resource means read only. A scope not listed
 // here is shown exactly as granted: the operator consented to that string, so it is never hidden.
-// No "server-only": pure text, usable by client components too.
+//
+// A synced resource's scopes are worded in its declaration (lib/sync/resources.ts); the scopes below
+// belong to no synced resource.
+import "server-only";
+import { SYNCED_RESOURCES } from "@/lib/sync/resources";
 
-const SCOPE_WORDS: Readonly<Record<string, string>> = {
-  "charge-points:read": "Read your charge points",
-  "charge-transactions:read": "Read your charging sessions",
-  "teams:read": "Read your teams",
-  "teams:write": "Rename and create your teams",
+const OTHER_SCOPE_WORDS: Readonly<Record<string, string>> = {
+  // contract §4.3: the beta EVSE charge history, read live by the Energy section (nothing syncs it).
   "energy:read": "Read the energy history of your chargers",
   // contract §2: added by the service; grants no data, permits a refresh token.
   offline_access: "Stay connected between your visits",
 };
+
+const SCOPE_WORDS: Readonly<Record<string, string>> = Object.assign({}, OTHER_SCOPE_WORDS, ...SYNCED_RESOURCES.map((resource) => resource.scopeWords));
 
 /** One scope in words; an unknown scope as given. */
 export function describeScope(scope: string): string {

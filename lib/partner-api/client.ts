@@ -325,8 +325,8 @@ export function fetchCharges(accessToken: string, call: ApiCall, page: { page: n
   return request(accessToken, call, { method: "GET", path: "/charges", query: page, schema: ChargePageSchema });
 }
 
-/** The list operations the sync reads (contract §4.2; public-facts.md "Lists and pagination"). */
-export type ListPath = "/charge-points" | "/charges" | "/teams";
+/** A list operation the sync reads (contract §4.2; public-facts.md "Lists and pagination"), as a synced resource declares it (lib/sync/resources.ts). */
+export type ListPath = `/${string}`;
 
 /**
  * One page of a list, each record kept as the service sent it (an object; unknown fields included):

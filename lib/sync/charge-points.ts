@@ -2,7 +2,7 @@
 // pass is a full one. `siteIds` in the install's configuration keeps only those sites' charge points.
 import "server-only";
 import { keepsSite } from "./config";
-import { num, objectAt, recordId, text, type SyncResource, type SyncedRow } from "./resource";
+import { defineSyncResource, num, objectAt, recordId, text, type SyncedRow } from "./resource";
 
 type ChargePointRow = SyncedRow & {
   name: string | null;
@@ -22,11 +22,13 @@ type ChargePointRow = SyncedRow & {
   connectors: unknown[] | null;
 };
 
-export const chargePoints: SyncResource<ChargePointRow> = {
+export const chargePoints = defineSyncResource<ChargePointRow, "charge_points">({
   name: "charge_points",
+  label: "charge points",
   table: "synced_charge_points",
   path: "/charge-points",
   scopeResource: "charge-points",
+  scopeWords: { "charge-points:read": "Read your charge points" },
   incremental: false,
   toRow(record) {
     const external_id = recordId(record);
@@ -81,4 +83,4 @@ export const chargePoints: SyncResource<ChargePointRow> = {
       DELETE FROM synced_charge_points
       WHERE install_row_id = ${installRowId}::uuid AND (site_id IS NULL OR NOT (site_id = ANY(${[...config.siteIds]}::text[])))`;
   },
-};
+});

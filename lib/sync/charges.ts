@@ -4,7 +4,7 @@
 // `siteIds` keeps only those sites' charges.
 import "server-only";
 import { keepsSite } from "./config";
-import { num, objectAt, recordId, text, timestamp, type SyncResource, type SyncedRow } from "./resource";
+import { defineSyncResource, num, objectAt, recordId, text, timestamp, type SyncedRow } from "./resource";
 
 type ChargeRow = SyncedRow & {
   charge_point_id: string | null;
@@ -20,11 +20,13 @@ type ChargeRow = SyncedRow & {
   currency_decimals: number | null;
 };
 
-export const charges: SyncResource<ChargeRow> = {
+export const charges = defineSyncResource<ChargeRow, "charges">({
   name: "charges",
+  label: "charges",
   table: "synced_charges",
   path: "/charges",
   scopeResource: "charge-transactions",
+  scopeWords: { "charge-transactions:read": "Read your charging sessions" },
   incremental: true,
   toRow(record) {
     const external_id = recordId(record);
@@ -90,4 +92,4 @@ export const charges: SyncResource<ChargeRow> = {
       DELETE FROM synced_charges
       WHERE install_row_id = ${installRowId}::uuid AND (site_id IS NULL OR NOT (site_id = ANY(${[...config.siteIds]}::text[])))`;
   },
-};
+});

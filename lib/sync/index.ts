@@ -1,4 +1,4 @@
-// The sync of one install's data (issue 12): its operator's teams, charge points and charges, into
+// The sync of one install's data: the resources of the registry (./resources.ts), into
 // local tables owned by the install (prisma/schema.prisma, "the sync"), so the product, its charts
 // and reports read a copy that is fresh, and that survives an outage of the service.
 //
@@ -21,18 +21,12 @@ import { env } from "@/lib/env";
 import { logger } from "@/lib/log";
 import { alertOnSyncOutcome } from "@/lib/alerts/incidents";
 import { shutdownSignal } from "@/lib/shutdown";
-import { chargePoints } from "./charge-points";
-import { charges } from "./charges";
 import { readSyncConfig } from "./config";
 import { syncResource, type ResourceSummary } from "./engine";
-import type { SyncResource, SyncedRow } from "./resource";
-import { teams } from "./teams";
+import { SYNCED_RESOURCES } from "./resources";
 
 export { purgeRevokedInstallData } from "./retention";
 export type { ResourceSummary } from "./engine";
-
-/** In this order: the short lists first, so a run cut short still leaves them fresh. */
-export const SYNCED_RESOURCES: readonly SyncResource<SyncedRow>[] = [teams, chargePoints, charges] as unknown as SyncResource<SyncedRow>[];
 
 export type SyncSummary = {
   installRowId: string;

@@ -1,13 +1,15 @@
-// What the sync engine (engine.ts) needs to know about one synced resource. One file per resource
-// (charge-points.ts, charges.ts, teams.ts) fills it in: the list it walks, the scope that grants it,
-// how a listed record maps to a row, which rows the install's configuration keeps, and the SQL that
-// writes a page of rows in one statement.
+// What one synced resource is: everything the app needs to know about it, declared once. One file per
+// resource (charge-points.ts, charges.ts, teams.ts) fills it in: the list it walks, the scope that
+// grants it and that scope's words for the operator, how a listed record maps to a row, which rows the
+// install's configuration keeps, and the SQL that writes a page of rows in one statement.
+//
+// The registry (./resources.ts) lists the declarations; everything that lists resources derives from
+// it: the sync's order (./index.ts), retention (./retention.ts), freshness (lib/dashboard/freshness.ts),
+// the console's sync status (lib/admin/timeline.ts) and the scope words (lib/installs/scope-words.ts).
 import "server-only";
 import type { Tx } from "@/lib/db/client";
 import type { ListPath } from "@/lib/partner-api/client";
 import type { SyncConfig } from "./config";
-
-export type ResourceName = "teams" | "charge_points" | "charges";
 
 /** The columns every synced table shares (see the models in prisma/schema.prisma). */
 export type SyncedRow = { external_id: string; raw: Record<string, unknown> };
@@ -15,16 +17,27 @@ export type SyncedRow = { external_id: string; raw: Record<string, unknown> };
 /** What one page's write stamps on every row it touches. */
 export type PageStamp = { installRowId: string; passId: string; page: number; now: Date };
 
-export interface SyncResource<Row extends SyncedRow> {
-  name: ResourceName;
-  /** The table its rows live in (a constant, never input: it is interpolated into SQL). */
-  table: "synced_teams" | "synced_charge_points" | "synced_charges";
+export interface SyncResource<Row extends SyncedRow, Name extends string = string> {
+  /** Its key in sync_checkpoints.resource and sync_runs.resource: never rename it once rows carry it. */
+  name: Name;
+  /** What staff and operators call it, in a sentence ("charge points"). */
+  label: string;
+  /**
+   * The table its rows live in: a model of prisma/schema.prisma with the columns of SyncedRow and the
+   * bookkeeping columns of the other synced tables. A constant, never input: it is interpolated into SQL.
+   */
+  table: `synced_${string}`;
   path: ListPath;
   /**
    * The scope's resource name (contract §2: `<resource>` or `<resource>:<permission>`); an install
    * granted no scope of that name is not asked for the list at all.
    */
   scopeResource: string;
+  /**
+   * Each scope of the resource the app may be granted, in the operator's words (the dashboard shows
+   * what the install may do; lib/installs/scope-words.ts). A bare resource reads as its `:read` form.
+   */
+  scopeWords: Readonly<Record<string, string>>;
   /** Whether passes may be incremental (lib/sync/strategy.ts); otherwise every pass is full. */
   incremental: boolean;
   /** Maps one listed record; null when it has no usable id (it cannot be keyed, so it is not kept). */
@@ -42,6 +55,14 @@ export interface SyncResource<Row extends SyncedRow> {
   oldestOpen?(tx: Tx, installRowId: string, since: Date): Promise<{ id: string; position: number } | null>;
   /** Deletes the install's rows the configuration no longer keeps; returns how many. */
   pruneOutOfScope(tx: Tx, installRowId: string, config: SyncConfig): Promise<number>;
+}
+
+/**
+ * Declares a resource, keeping its name's literal type (so `ResourceName` in ./resources.ts is the
+ * union of the registered names, and a page asking for an unknown one does not compile).
+ */
+export function defineSyncResource<Row extends SyncedRow, const Name extends string>(resource: SyncResource<Row, Name>): SyncResource<Row, Name> {
+  return resource;
 }
 
 /** A string from a record field, or null for anything else. */

@@ -11,34 +11,44 @@ import { Prisma } from "@/lib/db/generated/client";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/log";
 import { shutdownSignal } from "@/lib/shutdown";
+import { SYNCED_RESOURCES } from "./resources";
 
 /** Rows per DELETE statement. */
 const BATCH_ROWS = 5_000;
 
-/** The install's synced data, the operator's records first; sync_runs stay (counts only, for the console). */
-const TABLES = ["synced_charges", "synced_charge_points", "synced_teams", "sync_checkpoints"] as const;
+/**
+ * The install's synced data: every registered resource's table (./resources.ts), then the checkpoints.
+ * sync_runs stay (counts only, for the console). Table names are constants of the declarations, never
+ * input, so they are interpolated as identifiers.
+ */
+export function purgedTables(): string[] {
+  return [...SYNCED_RESOURCES.map((resource) => resource.table), "sync_checkpoints"];
+}
 
 export type PurgeSummary = {
   /** Revoked installs past the retention period that still had data. */
   installs: number;
-  /** Rows deleted, per table. */
-  deleted: Record<(typeof TABLES)[number], number>;
+  /** Rows deleted, per table (purgedTables). */
+  deleted: Record<string, number>;
   /** The run stopped before it was done (its signal, or maxBatches): the next run goes on. */
   stoppedEarly: boolean;
 };
 
+const noneDeleted = (): Record<string, number> => Object.fromEntries(purgedTables().map((table) => [table, 0]));
+
 /** Revoked installs past the retention period that still have synced data. */
 export async function findInstallsDueForPurge(now = new Date()): Promise<string[]> {
   const cutoff = new Date(now.getTime() - env().SYNC_RETENTION_DAYS * 86_400_000);
+  // One EXISTS per table, each an index read of the table's (install_row_id, ...) key.
+  const hasData = Prisma.join(
+    purgedTables().map((table) => Prisma.sql`EXISTS (SELECT 1 FROM ${Prisma.raw(table)} d WHERE d.install_row_id = i.id)`),
+    " OR ",
+  );
   // REVOKED is final (lib/installs/state.ts): uninstalled, or superseded by a re-install, whose new
   // install row syncs afresh. Nothing can write to these rows any more (engine.ts, assertInstallActive).
   const installs = await db().$queryRaw<{ id: string }[]>`
     SELECT i.id FROM installs i
-    WHERE i.status = 'REVOKED' AND i.revoked_at <= ${cutoff}
-      AND (EXISTS (SELECT 1 FROM synced_charges d WHERE d.install_row_id = i.id)
-        OR EXISTS (SELECT 1 FROM synced_charge_points d WHERE d.install_row_id = i.id)
-        OR EXISTS (SELECT 1 FROM synced_teams d WHERE d.install_row_id = i.id)
-        OR EXISTS (SELECT 1 FROM sync_checkpoints d WHERE d.install_row_id = i.id))`;
+    WHERE i.status = 'REVOKED' AND i.revoked_at <= ${cutoff} AND (${hasData})`;
   return installs.map((row) => row.id);
 }
 
@@ -50,9 +60,9 @@ export async function purgeInstallData(
   options: PurgeOptions = {},
 ): Promise<{ deleted: PurgeSummary["deleted"]; batches: number; stoppedEarly: boolean }> {
   const { signal = shutdownSignal(), batchRows = BATCH_ROWS, maxBatches = 1_000 } = options;
-  const deleted: PurgeSummary["deleted"] = { synced_charges: 0, synced_charge_points: 0, synced_teams: 0, sync_checkpoints: 0 };
+  const deleted = noneDeleted();
   let batches = 0;
-  for (const name of TABLES) {
+  for (const name of purgedTables()) {
     const table = Prisma.raw(name);
     for (;;) {
       if (signal.aborted || batches >= maxBatches) return { deleted, batches, stoppedEarly: true };
@@ -60,7 +70,7 @@ export async function purgeInstallData(
       // The table's key is (install_row_id, ...), so the batch is found through the primary key's index.
       const count = await db().$executeRaw`
         DELETE FROM ${table} WHERE ctid IN (SELECT ctid FROM ${table} WHERE install_row_id = ${installRowId}::uuid LIMIT ${batchRows})`;
-      deleted[name] += count;
+      deleted[name] = (deleted[name] ?? 0) + count;
       if (count < batchRows) break;
     }
   }
@@ -71,12 +81,12 @@ export async function purgeInstallData(
 export async function purgeRevokedInstallData(options: { now?: Date } & PurgeOptions = {}): Promise<PurgeSummary> {
   const { now = new Date(), maxBatches = 1_000 } = options;
   const installs = await findInstallsDueForPurge(now);
-  const summary: PurgeSummary = { installs: installs.length, deleted: { synced_charges: 0, synced_charge_points: 0, synced_teams: 0, sync_checkpoints: 0 }, stoppedEarly: false };
+  const summary: PurgeSummary = { installs: installs.length, deleted: noneDeleted(), stoppedEarly: false };
   let batches = 0;
   for (const id of installs) {
     const one = await purgeInstallData(id, { ...options, maxBatches: maxBatches - batches });
     batches += one.batches;
-    for (const name of TABLES) summary.deleted[name] += one.deleted[name];
+    for (const [table, count] of Object.entries(one.deleted)) summary.deleted[table] = (summary.deleted[table] ?? 0) + count;
     if (one.stoppedEarly) {
       summary.stoppedEarly = true;
       break;

@@ -1,14 +1,20 @@
 // Teams (GET /teams; a teams scope): a short list, so every pass is a full one.
 import "server-only";
-import { recordId, text, type SyncResource, type SyncedRow } from "./resource";
+import { defineSyncResource, recordId, text, type SyncedRow } from "./resource";
 
 type TeamRow = SyncedRow & { name: string | null; type: string | null };
 
-export const teams: SyncResource<TeamRow> = {
+export const teams = defineSyncResource<TeamRow, "teams">({
   name: "teams",
+  label: "teams",
   table: "synced_teams",
   path: "/teams",
   scopeResource: "teams",
+  scopeWords: {
+    "teams:read": "Read your teams",
+    // The Teams page's rename (lib/dashboard/teams.ts): requested only when the feature is on.
+    "teams:write": "Rename and create your teams",
+  },
   incremental: false,
   toRow(record) {
     const external_id = recordId(record);
@@ -31,4 +37,4 @@ export const teams: SyncResource<TeamRow> = {
         deleted_at = NULL`;
   },
   pruneOutOfScope: async () => 0,
-};
+});

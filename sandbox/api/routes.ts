@@ -20,6 +20,8 @@ import type { ConsumerRecord, InstallRecord } from "../store.js";
 import type { RateBudget } from "./budget.js";
 import { ApiError, apiErrors } from "./errors.js";
 import type { AppliedApiFault, HoldOutcome } from "./faults.js";
+import { EXTRA_LISTS } from "../lists/index.js";
+import { listRecords } from "../lists/list.js";
 
 interface Caller {
   install: InstallRecord;
@@ -304,6 +306,11 @@ export function apiRoutes(ctx: SandboxContext): Hono {
   );
 
   app.get("/teams", route({ resource: "teams", display: "teams:read" }, (c, { operator }) => c.json(paginate(c, operator.teams))));
+
+  // A fork's extra read-only lists (../lists/index.ts), each behind its scope like the lists above.
+  for (const list of EXTRA_LISTS) {
+    app.get(list.path, route({ resource: list.scopeResource, display: `${list.scopeResource}:read` }, (c, { operator }) => c.json(paginate(c, listRecords(list, operator)))));
+  }
 
   // ----- the teams write (README decision 45; contract §2 names teams:write, not the operation) -----
 

@@ -32,22 +32,24 @@ export async function staffConsole({ stack }: BenchContext) {
   );
   // The sync's tables as a day of syncing leaves them (lib/sync): a checkpoint per resource per install
   // (2% of them lagging by two hours), and the last CONSOLE_SYNCS_KEPT syncs' runs of each install, one
-  // run per resource, every SYNC_INTERVAL_MINUTES; 1% of installs' latest sync failed at charge_points.
+  // run per resource, every SYNC_INTERVAL_MINUTES; 1% of installs' latest sync failed at one resource.
   const { env: appEnv } = await import("../../lib/env");
   const interval = appEnv().SYNC_INTERVAL_MINUTES;
+  // The registered resources (lib/sync/resources.ts); the failing one is the last, the longest list.
+  const resources = (await import("../../lib/sync/resources")).SYNCED_RESOURCES.map((resource) => resource.name);
   await sql(
     `INSERT INTO sync_checkpoints (install_row_id, resource, next_page, per_page, last_pass_ended_at, last_full_pass_ended_at, updated_at)
      SELECT i.id, r.resource, 0, 100, now() - CASE WHEN random() < 0.02 THEN interval '2 hours' ELSE make_interval(mins => (random() * $1)::int) END, now(), now()
-     FROM installs i CROSS JOIN unnest(ARRAY['teams', 'charge_points', 'charges']) AS r(resource) WHERE i.operator_id::bigint > 100000`,
-    [interval],
+     FROM installs i CROSS JOIN unnest($2::text[]) AS r(resource) WHERE i.operator_id::bigint > 100000`,
+    [interval, resources],
   );
   await sql(
     `INSERT INTO sync_runs (id, install_row_id, resource, started_at, finished_at, outcome)
      SELECT gen_random_uuid(), i.id, r.resource, now() - make_interval(mins => s * $1), now() - make_interval(mins => s * $1),
-            CASE WHEN s = 0 AND r.resource = 'charge_points' AND hashtext(i.id::text) % 100 = 0 THEN 'failed' ELSE 'completed' END
-     FROM installs i CROSS JOIN unnest(ARRAY['teams', 'charge_points', 'charges']) AS r(resource) CROSS JOIN generate_series(0, $2::int - 1) AS s
+            CASE WHEN s = 0 AND r.resource = $3 AND hashtext(i.id::text) % 100 = 0 THEN 'failed' ELSE 'completed' END
+     FROM installs i CROSS JOIN unnest($4::text[]) AS r(resource) CROSS JOIN generate_series(0, $2::int - 1) AS s
      WHERE i.operator_id::bigint > 100000`,
-    [interval, CONSOLE_SYNCS_KEPT],
+    [interval, CONSOLE_SYNCS_KEPT, resources.at(-1), resources],
   );
   await sql("ANALYZE installs, token_grants, sync_checkpoints, sync_runs");
   const [{ installs: total, runs }] = (await sql<{ installs: number; runs: number }>(

@@ -21,11 +21,16 @@ export type JobRecord = { job: string; lane: string; seconds: number } & LaneRes
 
 const ALONE_MARKER = /^\/\/ npm test: alone\b/m;
 
-function testFiles(dir: string): string[] {
+function testFiles(dir: string, where: (file: string) => boolean = () => true): string[] {
   return readdirSync(dir, { recursive: true, encoding: "utf8" })
-    .filter((file) => file.endsWith(".test.ts"))
+    .filter((file) => file.endsWith(".test.ts") && where(file))
     .map((file) => path.join(dir, file))
     .sort();
+}
+
+/** The integration tests: tests/integration/, and each dashboard section's own (app/dashboard/<section>/_tests/). */
+export function integrationTestFiles(): string[] {
+  return [...testFiles("tests/integration"), ...testFiles("app", (file) => file.split(path.sep).includes("_tests"))];
 }
 
 /**
@@ -35,7 +40,7 @@ function testFiles(dir: string): string[] {
  * come back separately.
  */
 export function planJobs(): { queue: Job[]; alone: Job[] } {
-  const integration = testFiles("tests/integration");
+  const integration = integrationTestFiles();
   const isAlone = (file: string) => ALONE_MARKER.test(readFileSync(file, "utf8").slice(0, 2_000));
   const bySizeDescending = (a: string, b: string) => statSync(b).size - statSync(a).size;
   const fileJob = (file: string): Job => ({ kind: "vitest", name: file, files: [file] });

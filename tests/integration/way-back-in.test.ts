@@ -3,6 +3,7 @@
 // portal's "Open" signs a returning operator in on the SAME install (contract §1.2-§1.4, §3).
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { closeSql, control, expireAccessToken, installViaPortal, resetWorld, sandboxEvents, sql, stack, tokenCalls } from "../helpers/stack";
+import { DASHBOARD_SECTIONS, OVERVIEW } from "@/app/dashboard/sections";
 
 beforeEach(resetWorld);
 afterAll(closeSql);
@@ -203,7 +204,7 @@ describe("a way out", () => {
     const install = await installViaPortal(1003);
     await control("POST", `/installs/${install.installId}/revoke`);
     // The layout decides for every section below /dashboard; the sections' own tests visit theirs.
-    for (const path of ["/dashboard", "/dashboard/charge-points", "/dashboard/sessions", "/dashboard/teams", "/dashboard/energy"]) {
+    for (const path of [OVERVIEW.href, ...DASHBOARD_SECTIONS.map((section) => section.href)]) {
       const html = await dashboardHtml(install.sessionCookie, path);
       expect(html, path).toContain('data-testid="install-lost"');
       expect(html, path).toContain("The app was uninstalled on");

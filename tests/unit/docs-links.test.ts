@@ -107,7 +107,7 @@ describe("the docs", () => {
         if (!scripts.includes(script!)) unknown.push(`${name}: npm run ${script}`);
       }
       for (const [, part] of text.matchAll(/npm test -- ([a-z][a-z0-9-]*)/g)) {
-        if (!["vitest", "e2e"].includes(part!)) unknown.push(`${name}: npm test -- ${part}`);
+        if (!["vitest", "e2e", "files"].includes(part!)) unknown.push(`${name}: npm test -- ${part}`);
       }
     }
     expect(unknown).toEqual([]);

@@ -7,14 +7,9 @@ import { formatCount, formatDate, formatDateTime, formatKwh, formatMoney } from 
 import { DailyBarChart, StatesBarChart } from "./charts";
 import { RangePicker } from "./range-picker";
 import { chargePointStateStyle } from "../../_components/charge-point-state";
+import { DASHBOARD_SECTIONS } from "../../sections";
 import { Headline, Tile, TileNote } from "./tiles";
 
-const SECTIONS = [
-  { href: "/dashboard/charge-points", label: "Charge points" },
-  { href: "/dashboard/sessions", label: "Sessions" },
-  { href: "/dashboard/teams", label: "Teams" },
-  { href: "/dashboard/energy", label: "Energy" },
-] as const;
 
 const NOT_IMPORTED = "You chose not to import charging sessions into this app (its configuration in the operator portal), so there are no session figures.";
 
@@ -239,7 +234,7 @@ function CopyUnderWay({ overview }: { overview: Overview }) {
       <nav aria-label="Other sections">
         <p className="text-sm text-slate-600">Meanwhile:</p>
         <ul className="mt-1 flex flex-wrap gap-x-4 gap-y-1 text-sm">
-          {SECTIONS.map((s) => (
+          {DASHBOARD_SECTIONS.map((s) => (
             <li key={s.href}>
               <Link href={s.href} className="text-brand-700 underline">
                 {s.label}

@@ -188,7 +188,7 @@ export default async function InstallPage({ params }: { params: Promise<{ id: st
             <ul className="mt-2 space-y-2">
               {syncStatus.map((resource) => (
                 <li key={resource.resource} data-resource={resource.resource}>
-                  <span className="font-medium">{resource.resource.replaceAll("_", " ")}</span>
+                  <span className="font-medium">{resource.label}</span>
                   <div className="text-slate-600">
                     Last complete copy: {resource.lastPassEndedAt ? `${formatTime(resource.lastPassEndedAt)} (${formatDistance(resource.lastPassEndedAt, asOf)})` : "none yet"}
                     {resource.lastFullPassEndedAt ? `; last full pass ${formatDistance(resource.lastFullPassEndedAt, asOf)}` : ""}

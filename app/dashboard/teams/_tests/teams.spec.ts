@@ -1,13 +1,12 @@
-// The teams write through the whole story (issue 13; contract §2, §3, §7): the app under test has
-// "manage teams" on (scripts/test.ts), the app owner widens the registered scopes in the service's
-// console → the operator's dashboard shows the re-authorization banner → the operator approves at
-// the service → renames a team → the new name shows in the app, and the service has it. Then the
-// energy beta, switched on for the operator in the console: its chart renders. Screenshots of both
-// pages at desktop and phone widths go to the test artifacts.
+// The teams write through the whole story (contract §2, §3, §7): the app under test has "manage
+// teams" on (scripts/test.ts), the app owner widens the registered scopes in the service's console →
+// the operator's dashboard shows the re-authorization banner → the operator approves at the service →
+// renames a team → the new name shows in the app, and the service has it. Screenshots at desktop and
+// phone widths go to the test artifacts. In the Teams section's folder: removing the section removes it.
 import { expect, test, type Page } from "@playwright/test";
-import { resultOf, runAppWorker } from "../helpers/app-process";
-import { operators } from "../helpers/e2e";
-import { closeSql, operatorRecords, resetWorld, sql, stack } from "../helpers/stack";
+import { resultOf, runAppWorker } from "../../../../tests/helpers/app-process";
+import { operators } from "../../../../tests/helpers/e2e";
+import { closeSql, operatorRecords, resetWorld, sql, stack } from "../../../../tests/helpers/stack";
 
 test.beforeEach(resetWorld);
 test.afterAll(closeSql);
@@ -31,7 +30,7 @@ async function screenshots(page: Page, name: string): Promise<void> {
 
 test.setTimeout(120_000);
 
-test("manage teams: widen the scopes → banner → approve at the service → rename a team; energy beta on → chart", async ({ page }) => {
+test("manage teams: widen the scopes → banner → approve at the service → rename a team", async ({ page }) => {
   const operator = (await operators()).find((o) => o.id === 1001)!;
   await page.goto(`${stack.sandboxUrl}/portal`);
   await page.getByRole("link", { name: operator.name }).click();
@@ -48,7 +47,6 @@ test("manage teams: widen the scopes → banner → approve at the service → r
   // The app owner widens the registered scopes at the service (the app's "manage teams" needs teams:write).
   await page.goto(`${stack.sandboxUrl}/console`);
   await page.getByRole("checkbox", { name: "teams:write" }).check();
-  await page.getByRole("checkbox", { name: "energy:read" }).check();
   await page.getByRole("button", { name: "Save scopes" }).click();
 
   // The next API call for the install (here the scheduled sync) meets NEEDS_REAUTH: the banner shows.
@@ -83,20 +81,4 @@ test("manage teams: widen the scopes → banner → approve at the service → r
   await expect(row.getByTestId("team-name")).toHaveText("Night crew");
   expect((await operatorRecords<{ id: number; name: string }>(1001, "teams")).data.find((t) => t.id === team!.id)?.name).toBe("Night crew");
   await screenshots(page, "dashboard-teams");
-
-  // Energy (beta): off for the operator, the page explains; the service operator enables it in the console.
-  await page.goto(`${stack.appUrl}/dashboard/energy`);
-  await expect(page.getByTestId("energy-state")).toHaveAttribute("data-state", "not_enabled");
-  await page.goto(`${stack.sandboxUrl}/console`);
-  await page.getByRole("button", { name: `Enable for ${operator.name}` }).click();
-
-  // An EVSE with sessions (the sandbox gives a connector the charges whose id mod its connector count is its index).
-  const chargePoints = (await operatorRecords<{ id: number; connectors: { id: number }[] }>(1001, "charge-points")).data;
-  const charges = (await operatorRecords<{ id: number; chargePointId: number }>(1001, "charges")).data;
-  const cp = chargePoints.find((c) => charges.some((charge) => charge.chargePointId === c.id && charge.id % c.connectors.length === 0))!;
-  await page.goto(`${stack.appUrl}/dashboard/energy?evse=${cp.id}:${cp.connectors[0]!.id}`);
-  await expect(page.getByTestId("energy-state")).toHaveAttribute("data-state", "ok");
-  await expect(page.getByTestId("energy-chart").locator(".recharts-bar-rectangle").first()).toBeVisible();
-  await expect(page.getByTestId("energy-sessions").getByRole("row").first()).toBeVisible();
-  await screenshots(page, "dashboard-energy");
 });

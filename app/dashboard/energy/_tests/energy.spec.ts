@@ -1,0 +1,61 @@
+// The Energy beta in a real Chromium (an optional section: app/dashboard/sections.ts; contract §4.3):
+// an install granted energy:read, the page explains the beta while it is off for the operator; the
+// service's operator enables it in the console; the chart of an EVSE with sessions renders. Screenshots
+// at desktop and phone widths go to the test artifacts. In the Energy section's folder: removing the
+// section removes it.
+import { expect, test, type Page } from "@playwright/test";
+import { resultOf, runAppWorker } from "../../../../tests/helpers/app-process";
+import { operators } from "../../../../tests/helpers/e2e";
+import { closeSql, control, operatorRecords, resetWorld, sql, stack } from "../../../../tests/helpers/stack";
+
+test.beforeEach(resetWorld);
+test.afterAll(closeSql);
+
+const SCREENSHOTS = `${process.env.TEST_DATA_DIR ?? ".data/test"}/screenshots`;
+
+/** What the scheduled sync does every few minutes; the test stack runs no worker, so the test runs one pass. */
+async function syncNow(installRowId: string): Promise<{ outcome: string; resources: { resource: string; outcome: string; reason: string | null }[] }> {
+  return resultOf(await runAppWorker(["sync", installRowId, "100"]));
+}
+
+async function screenshots(page: Page, name: string): Promise<void> {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.screenshot({ path: `${SCREENSHOTS}/${name}-1280.png`, fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 });
+  // Usable on a phone: the page itself never scrolls sideways.
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  await page.screenshot({ path: `${SCREENSHOTS}/${name}-390.png`, fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
+
+test.setTimeout(120_000);
+
+test("energy beta: off for the operator → enabled in the service's console → the chosen EVSE's chart", async ({ page }) => {
+  const operator = (await operators()).find((o) => o.id === 1001)!;
+  // The test stack's registration has no energy:read (scripts/test.ts): this test registers it before the install.
+  await control("POST", "/app/scopes", { scopes: ["charge-points:read", "charge-transactions:read", "energy:read"] });
+  await page.goto(`${stack.sandboxUrl}/portal`);
+  await page.getByRole("link", { name: operator.name }).click();
+  await page.getByRole("button", { name: "Connect" }).click();
+  await page.getByRole("button", { name: "Approve" }).click();
+  await expect(page).toHaveURL(`${stack.appUrl}/dashboard`);
+  const [install] = await sql<{ id: string }>("SELECT id FROM installs WHERE operator_id = '1001'");
+  // The EVSE picker offers the charge points of the local copy: one sync makes it.
+  expect((await syncNow(install!.id)).outcome).toBe("completed");
+
+  // Energy (beta): off for the operator, the page explains; the service operator enables it in the console.
+  await page.goto(`${stack.appUrl}/dashboard/energy`);
+  await expect(page.getByTestId("energy-state")).toHaveAttribute("data-state", "not_enabled");
+  await page.goto(`${stack.sandboxUrl}/console`);
+  await page.getByRole("button", { name: `Enable for ${operator.name}` }).click();
+
+  // An EVSE with sessions (the sandbox gives a connector the charges whose id mod its connector count is its index).
+  const chargePoints = (await operatorRecords<{ id: number; connectors: { id: number }[] }>(1001, "charge-points")).data;
+  const charges = (await operatorRecords<{ id: number; chargePointId: number }>(1001, "charges")).data;
+  const cp = chargePoints.find((c) => charges.some((charge) => charge.chargePointId === c.id && charge.id % c.connectors.length === 0))!;
+  await page.goto(`${stack.appUrl}/dashboard/energy?evse=${cp.id}:${cp.connectors[0]!.id}`);
+  await expect(page.getByTestId("energy-state")).toHaveAttribute("data-state", "ok");
+  await expect(page.getByTestId("energy-chart").locator(".recharts-bar-rectangle").first()).toBeVisible();
+  await expect(page.getByTestId("energy-sessions").getByRole("row").first()).toBeVisible();
+  await screenshots(page, "dashboard-energy");
+});

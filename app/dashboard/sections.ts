@@ -1,0 +1,36 @@
+// The dashboard's sections: the one list of its pages, in the order the nav shows them. The nav
+// (./nav.tsx) and the Overview's links to the other sections derive from it, and so do the tests that
+// walk every page.
+//
+// Each section is its folder under app/dashboard/ plus its entry here. The folder holds the route
+// (page, loading and error states), its components and its own tests (`_tests/`: a private folder,
+// never a route; `npm test` finds them). Its data comes from one lib/ read, as every page's does.
+// Removing a section is deleting its folder and its entry; adding one is the reverse
+// (`npm run new:resource` writes both for a synced resource's page).
+//
+// Not server-only: the nav is a client component (it marks the current page).
+
+export type DashboardSection = {
+  /** The section's page: its folder under app/dashboard/. */
+  href: `/dashboard/${string}`;
+  /** Its name in the nav and in links. */
+  label: string;
+  /**
+   * Nothing outside its folder and this entry refers to it, so removing both removes it cleanly
+   * (tests/unit/dashboard-sections.test.ts checks it). The core sections are linked from other pages.
+   */
+  optional?: true;
+};
+
+export const DASHBOARD_SECTIONS = [
+  // The synced resources the operator reads (lib/sync/resources.ts).
+  { href: "/dashboard/charge-points", label: "Charge points" },
+  { href: "/dashboard/sessions", label: "Sessions" },
+  // Optional: the teams write's worked example (DASHBOARD_MANAGE_TEAMS) over the synced teams.
+  { href: "/dashboard/teams", label: "Teams", optional: true },
+  // Optional: the beta EVSE charge history, read live (contract §4.3).
+  { href: "/dashboard/energy", label: "Energy", optional: true },
+] as const satisfies readonly DashboardSection[];
+
+/** The Overview, first in the nav: the dashboard's home, not a section of its own. */
+export const OVERVIEW = { href: "/dashboard", label: "Overview" } as const satisfies { href: string; label: string };

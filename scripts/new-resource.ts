@@ -1,0 +1,188 @@
+// npm run new:resource -- <name> [--singular <name>] [--root <folder>]
+//
+// Writes a read-only synced resource end to end, from one plural kebab-case name (e.g. `tariffs`):
+//   sandbox     sandbox/lists/<name>.ts (the list it serves) + its line in sandbox/lists/index.ts
+//   database    a model in prisma/schema.prisma (+ its relation on Install) and a migration
+//   sync        lib/sync/<name>.ts + its line in lib/sync/resources.ts (the sync order, retention,
+//               freshness, the console and the scope words follow from it)
+//   page        lib/dashboard/<name>.ts (the page's read), app/dashboard/<name>/ (page, loading and
+//               error states) + its line in app/dashboard/sections.ts (the nav, the Overview's links)
+//   tests       tests/sandbox/<name>.test.ts, and the section's own app/dashboard/<name>/_tests/
+//               (an integration test and a Playwright test)
+// then regenerates the Prisma client. Its output passes lint, typecheck and its own tests as written
+// (`npm run check:new-resource` proves it on a scratch copy). docs/adding-a-feature.md walks through
+// what each file does and what a fork changes in it.
+//
+// A small script rather than plop or hygen: besides writing files from templates it must insert one
+// line into each registry and number a migration after the last one, which those tools would need
+// custom actions for anyway, and the template engine would be a dependency every fork carries for
+// one command. The templates are in scripts/new-resource/templates/, with __tokens__ for the names
+// (scripts/new-resource/names.ts).
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { NameError, resourceNames, type ResourceNames } from "./new-resource/names";
+
+const TEMPLATES = path.join(import.meta.dirname, "new-resource", "templates");
+
+function usage(message: string): never {
+  console.error(`new:resource: ${message}`);
+  console.error("usage: npm run new:resource -- <name> [--singular <name>]   e.g. npm run new:resource -- tariffs");
+  process.exit(2);
+}
+
+const { values, positionals } = (() => {
+  try {
+    return parseArgs({ allowPositionals: true, options: { singular: { type: "string" }, root: { type: "string" }, "skip-generate": { type: "boolean" } } });
+  } catch (error) {
+    usage((error as Error).message);
+  }
+})();
+if (positionals.length !== 1) usage("give exactly one name");
+let names: ResourceNames;
+try {
+  names = resourceNames(positionals[0]!, values.singular);
+} catch (error) {
+  if (error instanceof NameError) usage(error.message);
+  throw error;
+}
+const root = path.resolve(values.root ?? ".");
+const at = (file: string) => path.join(root, file);
+
+/** A template with its tokens replaced. */
+function render(template: string): string {
+  const tokens: Record<string, string> = {
+    __slug__: names.slug,
+    __snake__: names.snake,
+    __camel__: names.camel,
+    __Singular__: names.singular,
+    __Pascal__: names.pascal,
+    __words__: names.words,
+    __Title__: names.title,
+  };
+  return readFileSync(path.join(TEMPLATES, template), "utf8").replace(/__(slug|snake|camel|Singular|Pascal|words|Title)__/g, (token) => tokens[token]!);
+}
+
+// ----- refuse before writing anything -------------------------------------------------------------
+
+const newFiles: [file: string, template: string][] = [
+  [`sandbox/lists/${names.slug}.ts`, "sandbox-list.ts.tmpl"],
+  [`lib/sync/${names.slug}.ts`, "sync.ts.tmpl"],
+  [`lib/dashboard/${names.slug}.ts`, "dashboard.ts.tmpl"],
+  [`app/dashboard/${names.slug}/page.tsx`, "page.tsx.tmpl"],
+  [`app/dashboard/${names.slug}/loading.tsx`, "loading.tsx.tmpl"],
+  [`app/dashboard/${names.slug}/error.tsx`, "error.tsx.tmpl"],
+  [`app/dashboard/${names.slug}/_tests/${names.slug}.test.ts`, "integration.test.ts.tmpl"],
+  [`app/dashboard/${names.slug}/_tests/${names.slug}.spec.ts`, "e2e.spec.ts.tmpl"],
+  [`tests/sandbox/${names.slug}.test.ts`, "sandbox.test.ts.tmpl"],
+];
+for (const [file] of newFiles) if (existsSync(at(file))) usage(`${file} exists already: is "${names.slug}" a resource of this app?`);
+const schemaPath = at("prisma/schema.prisma");
+const schema = readFileSync(schemaPath, "utf8");
+if (new RegExp(`^model Synced${names.singular} \\{`, "m").test(schema)) usage(`prisma/schema.prisma has a model Synced${names.singular} already`);
+
+// ----- the registries: one line each --------------------------------------------------------------
+
+/**
+ * Adds `entry` as the last element of the array literal that follows `marker` (the registry's one
+ * list), and `importLine` after the file's last import. The registries are written so that this is a
+ * plain edit: one array, closed by `]` on its own line or at the end of a one-line literal.
+ */
+function register(file: string, marker: string, entry: string, importLine: string): void {
+  const text = readFileSync(at(file), "utf8");
+  const start = text.indexOf(marker);
+  if (start === -1) throw new Error(`${file}: cannot find \`${marker}\`; add the entry by hand`);
+  const open = text.indexOf("[", start + marker.length - 1);
+  let depth = 0;
+  let close = -1;
+  for (let i = open; i < text.length; i += 1) {
+    if (text[i] === "[") depth += 1;
+    if (text[i] === "]" && --depth === 0) {
+      close = i;
+      break;
+    }
+  }
+  if (close === -1) throw new Error(`${file}: the list after \`${marker}\` does not close`);
+  const inner = text.slice(open + 1, close);
+  const multiline = inner.includes("\n");
+  const withEntry = multiline
+    ? `${inner.replace(/\s*$/, "")}\n  ${entry},\n`
+    : inner.trim().length === 0
+      ? entry
+      : `${inner.trim()}, ${entry}`;
+  let next = text.slice(0, open + 1) + withEntry + text.slice(close);
+  if (importLine) {
+    const last = [...next.matchAll(/^import .*;$/gm)].at(-1);
+    const insertAt = last ? last.index! + last[0].length : 0;
+    next = `${next.slice(0, insertAt)}\n${importLine}${next.slice(insertAt)}`;
+  }
+  writeFileSync(at(file), next);
+}
+
+// ----- the migration: numbered after the last one --------------------------------------------------
+
+function migrationName(): string {
+  const dir = at("prisma/migrations");
+  const last = readdirSync(dir).filter((name) => /^\d{14}_/.test(name)).sort().at(-1);
+  const stamp = (date: Date) => date.toISOString().replace(/\D/g, "").slice(0, 14);
+  let when = new Date();
+  // A clock behind the last migration (or two runs in one second) must still sort after it.
+  if (last && stamp(when) <= last.slice(0, 14)) {
+    const t = last.slice(0, 14);
+    when = new Date(Date.UTC(+t.slice(0, 4), +t.slice(4, 6) - 1, +t.slice(6, 8), +t.slice(8, 10), +t.slice(10, 12), +t.slice(12, 14) + 1));
+  }
+  return `${stamp(when)}_${names.snake}`;
+}
+
+// ----- write -------------------------------------------------------------------------------------
+
+const written: string[] = [];
+for (const [file, template] of newFiles) {
+  mkdirSync(path.dirname(at(file)), { recursive: true });
+  writeFileSync(at(file), render(template));
+  written.push(file);
+}
+
+// The model, and its relation on Install (Prisma needs both sides): after the last synced relation.
+const relation = `  synced${names.pascal} Synced${names.singular}[]`;
+const installModel = /^model Install \{[\s\S]*?^\}/m.exec(schema);
+if (!installModel) throw new Error("prisma/schema.prisma: no model Install");
+const lastSynced = [...installModel[0].matchAll(/^ {2}synced\w+ +Synced\w+\[\]$/gm)].at(-1);
+const relationAt = installModel.index + (lastSynced ? lastSynced.index! + lastSynced[0].length : installModel[0].lastIndexOf("\n"));
+writeFileSync(schemaPath, `${schema.slice(0, relationAt)}\n${relation}${schema.slice(relationAt)}`.replace(/\n*$/, "\n") + render("model.prisma.tmpl"));
+written.push("prisma/schema.prisma (model Synced" + names.singular + ", and its relation on Install)");
+
+const migration = `prisma/migrations/${migrationName()}/migration.sql`;
+mkdirSync(path.dirname(at(migration)), { recursive: true });
+writeFileSync(at(migration), render("migration.sql.tmpl"));
+written.push(migration);
+
+register("lib/sync/resources.ts", "const REGISTERED = [", names.camel, `import { ${names.camel} } from "./${names.slug}";`);
+register("app/dashboard/sections.ts", "export const DASHBOARD_SECTIONS = [", `{ href: "/dashboard/${names.slug}", label: "${names.title}" }`, "");
+register("sandbox/lists/index.ts", "export const EXTRA_LISTS: readonly ExtraList[] = [", names.camel, `import { ${names.camel} } from "./${names.slug}.js";`);
+written.push("lib/sync/resources.ts (one line)", "app/dashboard/sections.ts (one line)", "sandbox/lists/index.ts (one line)");
+
+console.log(`new:resource: ${names.slug} (table synced_${names.snake}, scope ${names.slug}:read)`);
+for (const file of written) console.log(`  ${file}`);
+
+if (!values["skip-generate"]) {
+  // The Prisma client must know the new model before anything compiles against it.
+  const generate = spawnSync(process.execPath, [path.join(root, "scripts/prisma-generate.mjs")], { cwd: root, encoding: "utf8" });
+  if (generate.status !== 0) {
+    console.error(generate.stdout, generate.stderr);
+    process.exit(1);
+  }
+  console.log("  lib/db/generated (the Prisma client, regenerated)");
+}
+
+console.log(`
+Next:
+  - the app requests the scope only if the registration says so: add ${names.slug}:read to
+    APP_REQUESTED_SCOPES (scripts/lib/local-env.ts for npm run dev, .env.example, and your registration
+    at the service); the tests register it themselves;
+  - replace the sandbox's guessed records (sandbox/lists/${names.slug}.ts) and the columns the app keeps
+    (lib/sync/${names.slug}.ts, the model and migration) with the operation's real shape, and record each
+    guess in docs/spec-gaps.md and sandbox/README.md;
+  - run: npm run db:migrate, then npm test -- files tests/sandbox/${names.slug}.test.ts app/dashboard/${names.slug}/_tests/${names.slug}.test.ts app/dashboard/${names.slug}/_tests/${names.slug}.spec.ts
+  (docs/adding-a-feature.md walks through each file)`);

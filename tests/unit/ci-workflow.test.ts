@@ -55,11 +55,13 @@ describe("the CI workflow", () => {
     expect(run(WORKFLOW).status).toBe(0);
   });
 
-  it("runs what .ci/run runs: Node from .nvmrc, npm ci, lint, typecheck and npm test, and uploads the reports on failure", () => {
-    expect(readFileSync(".ci/run", "utf8")).toMatch(/^npm test$/m);
+  it("runs what .ci/run runs: Node from .nvmrc, npm ci, lint, typecheck, npm test and the generator's check, and uploads the reports on failure", () => {
+    const ciRun = readFileSync(".ci/run", "utf8");
+    expect(ciRun).toMatch(/^npm test$/m);
+    expect(ciRun).toMatch(/^npm run check:new-resource$/m);
     expect(workflow).toMatch(/node-version-file: \.nvmrc\n\s+cache: npm/);
     const runs = [...workflow.matchAll(/^\s+- run: (.+)$/gm)].map((match) => match[1]);
-    expect(runs).toEqual(["npm ci --no-audit --no-fund", "npm run lint", "npm run typecheck", "npm test"]);
+    expect(runs).toEqual(["npm ci --no-audit --no-fund", "npm run lint", "npm run typecheck", "npm test", "npm run check:new-resource"]);
     expect(workflow).toMatch(/if: failure\(\)\n\s+uses: actions\/upload-artifact@v\d+/);
   });
 

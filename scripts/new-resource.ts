@@ -9,6 +9,8 @@
 //               error states) + its line in app/dashboard/sections.ts (the nav, the Overview's links)
 //   tests       tests/sandbox/<name>.test.ts, and the section's own app/dashboard/<name>/_tests/
 //               (an integration test and a Playwright test)
+//   scope       <name>:read added to the registration the template ships (APP_REQUESTED_SCOPES in
+//               scripts/lib/local-env.ts and .env.example)
 // then regenerates the Prisma client. Its output passes lint, typecheck and its own tests as written
 // (`npm run check:new-resource` proves it on a scratch copy). docs/adding-a-feature.md walks through
 // what each file does and what a fork changes in it.
@@ -158,6 +160,25 @@ mkdirSync(path.dirname(at(migration)), { recursive: true });
 writeFileSync(at(migration), render("migration.sql.tmpl"));
 written.push(migration);
 
+// The scope in the registration the template ships (npm run dev's, and .env.example's for a
+// deployment), so that the new list is requested, granted and synced. The tests pin their own
+// registration (scripts/test.ts) and register the scope themselves.
+for (const [file, pattern] of [
+  ["scripts/lib/local-env.ts", /(APP_REQUESTED_SCOPES: ")([^"]*)(")/],
+  [".env.example", /^(APP_REQUESTED_SCOPES=)(.*)()$/m],
+] as const) {
+  const text = readFileSync(at(file), "utf8");
+  const match = pattern.exec(text);
+  if (!match) {
+    console.warn(`new:resource: no APP_REQUESTED_SCOPES in ${file}; add ${names.slug}:read there by hand`);
+    continue;
+  }
+  const scopes = match[2]!.split(" ").filter(Boolean);
+  if (scopes.includes(`${names.slug}:read`)) continue;
+  writeFileSync(at(file), text.replace(pattern, (_, before: string, list: string, after: string) => `${before}${[list, `${names.slug}:read`].filter(Boolean).join(" ")}${after}`));
+  written.push(`${file} (${names.slug}:read in APP_REQUESTED_SCOPES)`);
+}
+
 register("lib/sync/resources.ts", "const REGISTERED = [", names.camel, `import { ${names.camel} } from "./${names.slug}";`);
 register("app/dashboard/sections.ts", "export const DASHBOARD_SECTIONS = [", `{ href: "/dashboard/${names.slug}", label: "${names.title}" }`, "");
 register("sandbox/lists/index.ts", "export const EXTRA_LISTS: readonly ExtraList[] = [", names.camel, `import { ${names.camel} } from "./${names.slug}.js";`);
@@ -178,9 +199,8 @@ if (!values["skip-generate"]) {
 
 console.log(`
 Next:
-  - the app requests the scope only if the registration says so: add ${names.slug}:read to
-    APP_REQUESTED_SCOPES (scripts/lib/local-env.ts for npm run dev, .env.example, and your registration
-    at the service); the tests register it themselves;
+  - the app now requests ${names.slug}:read (npm run dev's registration and .env.example); add it to
+    your registration at the service too, which asks every operator to approve again (contract §3);
   - replace the sandbox's guessed records (sandbox/lists/${names.slug}.ts) and the columns the app keeps
     (lib/sync/${names.slug}.ts, the model and migration) with the operation's real shape, and record each
     guess in docs/spec-gaps.md and sandbox/README.md;

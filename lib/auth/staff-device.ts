@@ -41,6 +41,7 @@ export const DEVICE_COOKIE_PATH = "/api/auth/callback/staff";
 
 const VERSION = "v1";
 const DEVICE_ID_BYTES = 16;
+// A fixed label of the key derivation, not the product's name: `npm run rename` leaves it as it is.
 const HKDF_INFO = "partner-app staff sign-in device cookie v1";
 
 export type DeviceCookie = {

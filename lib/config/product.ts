@@ -3,20 +3,21 @@
 //   npm run rename -- "<Display name>" <slug>            (scripts/rename.ts; README.md, "Make it yours")
 //
 // which rewrites the three literals of PRODUCT_IDENTITY below, and the files that cannot import this
-// module (package.json, package-lock.json, compose.yaml, .env.example); tests/unit/product-names.test.ts
-// fails when one of those drifts from what this module derives.
+// module (package.json, package-lock.json, compose.yaml, .env.example, prisma.config.ts);
+// tests/unit/product-names.test.ts fails when one of those drifts from what this module derives.
 //
-// Every other name is derived from the slug, one way, here:
+// Every other name is derived from the slug, one way, here (the last column: the template's own,
+// from the slug partner-app):
 //
-//   package name (package.json)           the slug                          partner-app
-//   log lines' `service` field (lib/log.ts) the slug                        partner-app
-//   OpenTelemetry service names            the slug, and slug + "-worker"   partner-app, partner-app-worker
-//   OpenTelemetry tracer and meter scope   the slug                          partner-app
-//   metric and attribute prefix            the slug with "-" → "_"          partner_app.token.refreshes
-//   cookie names                           the slug + "." + what it holds   partner-app.session-token
-//   database name and user (compose, dev)  the slug with "-" → "_"          partner_app
-//   outbound User-Agent, PostgreSQL        the slug + what it is            partner-app-alerts/1,
-//     application_name                                                       partner-app refresh lock
+//   package name (package.json)             the slug                         partner-app
+//   log lines' `service` field (lib/log.ts) the slug                         partner-app
+//   OpenTelemetry service names             the slug, and slug + "-worker"   partner-app, partner-app-worker
+//   OpenTelemetry tracer and meter scope    the slug                         partner-app
+//   metric and attribute prefix             the slug with "-" → "_"          partner_app.token.refreshes
+//   cookie names                            the slug + "." + what it holds   partner-app.session-token
+//   database name and user (compose, dev)   the slug with "-" → "_"          partner_app
+//   outbound User-Agent, PostgreSQL         the slug + what it is            partner-app-alerts/1,
+//     application_name                                                         partner-app refresh lock
 //
 // Not derived, on purpose: the keys a module keeps on globalThis (Symbol.for("partner-app.…"),
 // partnerAppDb) and the HKDF label of the staff device cookie (lib/auth/staff-device.ts). No one

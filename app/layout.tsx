@@ -1,10 +1,12 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { connection } from "next/server";
+import { PRODUCT } from "@/lib/config/product";
 import "./globals.css";
 
 export const metadata: Metadata = {
-  title: "Partner App",
+  // The product's names live in lib/config/product.ts (`npm run rename` sets them).
+  title: PRODUCT.displayName,
   description: "A partner app for charging-network operators, built on the partner integration service.",
 };
 
@@ -19,7 +21,7 @@ export default async function RootLayout({ children }: { children: React.ReactNo
         <header className="border-b border-slate-200 bg-white">
           <div className="mx-auto flex max-w-5xl items-center justify-between px-6 py-4">
             <Link href="/" className="text-lg font-semibold tracking-tight">
-              <span className="text-brand-600">⚡</span> Partner App
+              <span className="text-brand-600">{PRODUCT.mark}</span> {PRODUCT.displayName}
             </Link>
             <nav className="text-sm text-slate-600">
               <Link href="/dashboard" className="hover:text-slate-900">

@@ -6,6 +6,7 @@
 //     token ends up inside a message or an error text from a library.
 import "server-only";
 import pino from "pino";
+import { PRODUCT } from "@/lib/config/product";
 import { logLevel } from "@/lib/env";
 
 const SECRET_KEYS = [
@@ -43,7 +44,8 @@ function scrubDeep(value: unknown, depth = 0): unknown {
 
 export const logger = pino({
   level: logLevel(),
-  base: { service: "partner-app" },
+  // The product's slug (lib/config/product.ts): a log query for `service` follows `npm run rename`.
+  base: { service: PRODUCT.logService },
   redact: {
     paths: [...SECRET_KEYS, ...SECRET_KEYS.map((k) => `*.${k}`), "headers.authorization", "req.headers.cookie"],
     censor: "[redacted]",

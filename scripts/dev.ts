@@ -5,6 +5,7 @@
 //   - prints where to go.
 import { existsSync, readFileSync } from "node:fs";
 import { parseEnv } from "node:util";
+import { PRODUCT } from "../lib/config/product";
 import { leaveStoppingToCaller } from "./lib/embedded-db";
 import { devPorts, ensureLocalEnvFile, type DevPorts } from "./lib/local-env";
 import { assertPortsFree } from "./lib/ports";
@@ -79,7 +80,7 @@ const stack = await startStack({
 console.log(`
   Ready.
     Operator portal (sandbox):  ${stack.env.OPERATOR_PORTAL_URL}
-    Partner app:                ${stack.env.APP_URL}
+    ${`${PRODUCT.displayName}:`.padEnd(28)}${stack.env.APP_URL}
     Staff console:              ${stack.env.APP_URL}/admin  ${stack.env.STAFF_DEV_EMAIL ? `(${stack.env.STAFF_DEV_EMAIL} / ${stack.env.STAFF_DEV_PASSWORD})` : "(add STAFF_USERS to .env: npm run staff:password)"}
 ${stack.env.STAFF_VIEWER_DEV_EMAIL ? `                                read-only: ${stack.env.STAFF_VIEWER_DEV_EMAIL} / ${stack.env.STAFF_VIEWER_DEV_PASSWORD}\n` : ""}    Database:                   ${stack.usingEmbeddedDatabase ? "embedded PostgreSQL (.data/dev/postgres)" : "DATABASE_URL"}
 

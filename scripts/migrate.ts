@@ -5,6 +5,7 @@
 // both keep the same _prisma_migrations table, so either can be used on a machine with Prisma's engine.
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { PRODUCT } from "../lib/config/product";
 import { applyMigrations } from "../lib/db/migrate";
 import { migrateJobSchema } from "../lib/jobs/schema";
 
@@ -17,7 +18,7 @@ const connectionString = process.env.DATABASE_URL;
 if (!connectionString) {
   console.error(
     "db:migrate: DATABASE_URL is not set. Point it at your database, e.g.\n" +
-      "  DATABASE_URL=postgresql://user:password@localhost:5432/partner_app npm run db:migrate\n" +
+      `  DATABASE_URL=postgresql://user:password@localhost:5432/${PRODUCT.databaseName} npm run db:migrate\n` +
       "(`npm run dev` starts a local database and migrates it for you.)",
   );
   process.exit(1);

@@ -12,6 +12,7 @@
 // never the URL (a Slack webhook's URL is itself a secret) and never the secret.
 import "server-only";
 import { Webhook } from "standardwebhooks";
+import { PRODUCT } from "@/lib/config/product";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/log";
 import { AlertSchema, slackBody, type Alert } from "./alert";
@@ -49,7 +50,7 @@ export async function deliverAlert(data: unknown): Promise<{ alertId: string; st
       method: "POST",
       headers: {
         "Content-Type": "application/json",
-        "User-Agent": "partner-app-alerts/1",
+        "User-Agent": PRODUCT.alertsUserAgent,
         "webhook-id": alert.id,
         "webhook-timestamp": String(Math.floor(sentAt.getTime() / 1000)),
         "webhook-signature": signature,

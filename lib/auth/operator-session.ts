@@ -3,23 +3,18 @@ import "server-only";
 import { getServerSession } from "next-auth";
 import { encode } from "next-auth/jwt";
 import { env } from "@/lib/env";
-import { OPERATOR_SESSION_MAX_AGE_SECONDS, authOptions } from "./options";
+import { OPERATOR_SESSION_MAX_AGE_SECONDS, authOptions, sessionCookieName, secureCookies } from "./options";
 import { startSession } from "./sessions";
 
 export type OperatorSession = { installRowId: string; operatorId: string };
-
-/** next-auth's cookie name: `__Secure-` prefixed when the app runs on https, as next-auth does. */
-function sessionCookieName(): { name: string; secure: boolean } {
-  const secure = new URL(env().APP_URL).protocol === "https:";
-  return { name: `${secure ? "__Secure-" : ""}next-auth.session-token`, secure };
-}
 
 /**
  * A next-auth session cookie for the operator who just completed the install flow, encoded with
  * next-auth's own JWT encoder so `getServerSession` reads it like any other session.
  */
 export async function createOperatorSessionCookie(session: OperatorSession) {
-  const { name, secure } = sessionCookieName();
+  const secure = secureCookies();
+  const name = sessionCookieName();
   const { id: sid } = await startSession("operator", session.installRowId);
   const value = await encode({
     token: { kind: "operator", sub: `install:${session.installRowId}`, ...session, sid },

@@ -17,6 +17,7 @@
 import "server-only";
 import type { NextAuthOptions, Session } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
+import { PRODUCT } from "@/lib/config/product";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/log";
 import { endSession, isSessionLive, startSession } from "./sessions";
@@ -32,13 +33,40 @@ export const OPERATOR_SESSION_MAX_AGE_SECONDS = 8 * 60 * 60;
 /** The console's sign-in page; next-auth sends its own sign-in and error redirects there too. */
 export const STAFF_SIGN_IN_PATH = "/admin/sign-in";
 
+/**
+ * `__Secure-` (and `__Host-`) cookies when the app runs on https, decided from APP_URL rather than
+ * from NEXTAUTH_URL (which could disagree): the same rule for every cookie the app sets.
+ */
+export function secureCookies(): boolean {
+  return new URL(env().APP_URL).protocol === "https:";
+}
+
+/** The session cookie's name, as next-auth sets it (below) and as operator-session.ts sets it for an operator. */
+export function sessionCookieName(secure = secureCookies()): string {
+  return `${secure ? "__Secure-" : ""}${PRODUCT.cookies.session}`;
+}
+
+/**
+ * next-auth's cookies under the product's names (lib/config/product.ts) instead of its `next-auth.*`
+ * defaults, so that two apps on one host (localhost in development) never share a session. The
+ * options are next-auth's own defaults; the prefixes are the ones next-auth uses. The PKCE, state
+ * and nonce cookies are only for OAuth providers, which this app does not have.
+ */
+function authCookies(secure: boolean): NextAuthOptions["cookies"] {
+  const options = { httpOnly: true, sameSite: "lax", path: "/", secure } as const;
+  return {
+    sessionToken: { name: sessionCookieName(secure), options },
+    callbackUrl: { name: `${secure ? "__Secure-" : ""}${PRODUCT.cookies.callbackUrl}`, options },
+    csrfToken: { name: `${secure ? "__Host-" : ""}${PRODUCT.cookies.csrf}`, options },
+  };
+}
+
 export function authOptions(): NextAuthOptions {
   return {
     secret: env().NEXTAUTH_SECRET,
     session: { strategy: "jwt", maxAge: OPERATOR_SESSION_MAX_AGE_SECONDS },
-    // Decide `__Secure-` cookies from APP_URL, the same rule lib/auth/operator-session.ts uses to
-    // name the cookie it sets, rather than from NEXTAUTH_URL (which could disagree).
-    useSecureCookies: new URL(env().APP_URL).protocol === "https:",
+    useSecureCookies: secureCookies(),
+    cookies: authCookies(secureCookies()),
     // No sign-in provider for operators: contract §1.3, the app's only inbound surface for the
     // install flow is its redirect_uri. The one provider is for the partner's staff.
     //

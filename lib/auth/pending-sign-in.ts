@@ -15,9 +15,10 @@ import { createHash, randomBytes } from "node:crypto";
 import { getServerSession } from "next-auth";
 import { decode } from "next-auth/jwt";
 import { cookies } from "next/headers";
+import { PRODUCT } from "@/lib/config/product";
 import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
-import { authOptions } from "./options";
+import { authOptions, secureCookies, sessionCookieName } from "./options";
 import { createOperatorSessionCookie, type OperatorSession } from "./operator-session";
 import { endSession } from "./sessions";
 
@@ -28,17 +29,9 @@ export type CurrentSignIn = { kind: "operator"; operatorId: string; installRowId
 
 type Cookie = { name: string; value: string; options: { httpOnly: boolean; sameSite: "lax"; path: string; secure: boolean; maxAge: number } };
 
-function secureCookies(): boolean {
-  return new URL(env().APP_URL).protocol === "https:";
-}
-
 /** `__Host-` on https: the browser then refuses it from any other host or path, and over http. */
 function pendingCookieName(): string {
-  return `${secureCookies() ? "__Host-" : ""}partner-app.pending-sign-in`;
-}
-
-function sessionCookieName(): string {
-  return `${secureCookies() ? "__Secure-" : ""}next-auth.session-token`;
+  return `${secureCookies() ? "__Host-" : ""}${PRODUCT.cookies.pendingSignIn}`;
 }
 
 const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");

@@ -26,6 +26,7 @@
 import "server-only";
 import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
 import { cookies } from "next/headers";
+import { PRODUCT } from "@/lib/config/product";
 import { env } from "@/lib/env";
 
 /** A browser stays known this long after its last successful sign-in (OWASP suggests weeks to months). */
@@ -40,6 +41,7 @@ export const DEVICE_COOKIE_PATH = "/api/auth/callback/staff";
 
 const VERSION = "v1";
 const DEVICE_ID_BYTES = 16;
+// A fixed label of the key derivation, not the product's name: `npm run rename` leaves it as it is.
 const HKDF_INFO = "partner-app staff sign-in device cookie v1";
 
 export type DeviceCookie = {
@@ -54,7 +56,7 @@ function secureCookies(): boolean {
 
 /** `__Secure-` on https (not `__Host-`: that prefix requires the path `/`). */
 export function deviceCookieName(secure = secureCookies()): string {
-  return `${secure ? "__Secure-" : ""}partner-app.staff-device`;
+  return `${secure ? "__Secure-" : ""}${PRODUCT.cookies.staffDevice}`;
 }
 
 /** The MAC key, from the app's secret (see the comment at the top for why HKDF). */

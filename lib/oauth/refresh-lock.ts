@@ -24,6 +24,7 @@
 // app (transaction pooling would hand the lock's session to someone else between statements).
 import "server-only";
 import pg from "pg";
+import { PRODUCT } from "@/lib/config/product";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/log";
 import { recordRefreshLockWait } from "@/lib/telemetry";
@@ -101,7 +102,7 @@ function connectionConfig(lockTimeoutMs: number, queryTimeoutMs?: number): pg.Cl
     connectionString: env().DATABASE_URL,
     // Waiting for a lock is bounded by PostgreSQL's lock_timeout, which applies to advisory locks.
     options: `-c lock_timeout=${Math.max(1, Math.round(lockTimeoutMs))}`,
-    application_name: "partner-app refresh lock",
+    application_name: PRODUCT.postgresApplicationName("refresh lock"),
     connectionTimeoutMillis: LOCK_WAIT_MS,
     ...(queryTimeoutMs ? { query_timeout: queryTimeoutMs } : {}),
   };

@@ -5,14 +5,18 @@
 //
 // Names follow the OpenTelemetry semantic conventions where one exists (`http.request.method`,
 // `http.response.status_code`, `url.template`, `messaging.*`, `error.type`); the app's own concepts
-// are under `partner_app.`. Attribute values are ids the app made (an install's row id, a queue
-// name) and fixed words (an outcome, a reason): never a token, a code, a URL with its query, or
-// anything an operator typed. Cardinality stays bounded at 10,000 installs: metrics never carry an
+// are under the product's metric prefix (`partner_app.` as shipped, lib/config/product.ts; `npm run
+// rename` changes it). Attribute values are ids the app made (an install's row id, a queue name)
+// and fixed words (an outcome, a reason): never a token, a code, a URL with its query, or anything
+// an operator typed. Cardinality stays bounded at 10,000 installs: metrics never carry an
 // install id (a span may: spans are sampled and stored per trace, not aggregated per attribute set).
 import "server-only";
 import { SpanKind, SpanStatusCode, metrics, trace, type Attributes, type Counter, type Histogram, type Meter, type MeterProvider, type Span } from "@opentelemetry/api";
+import { PRODUCT } from "@/lib/config/product";
 
-const SCOPE = "partner-app";
+/** The product's names (lib/config/product.ts): `npm run rename` changes every metric and attribute name here. */
+const SCOPE = PRODUCT.telemetryScope;
+const PREFIX = PRODUCT.metricPrefix;
 const tracer = trace.getTracer(SCOPE);
 
 export { SpanKind };
@@ -65,44 +69,44 @@ type Instruments = {
 
 function createInstruments(meter: Meter): Instruments {
   return {
-    refreshes: meter.createCounter("partner_app.token.refreshes", {
+    refreshes: meter.createCounter(`${PREFIX}.token.refreshes`, {
       description: "Token refreshes asked for, by outcome (refreshed, not_needed, reinstall_needed, circuit_open, unavailable, unusable)",
       unit: "{refresh}",
     }),
-    refreshLockWait: meter.createHistogram("partner_app.token.refresh_lock.wait_duration", {
+    refreshLockWait: meter.createHistogram(`${PREFIX}.token.refresh_lock.wait_duration`, {
       description: "Time a refresh waited for a slot and for the install's lock (lib/oauth/refresh-lock.ts)",
       unit: "s",
       advice: { explicitBucketBoundaries: WAIT_SECONDS_BUCKETS },
     }),
-    apiRateLimited: meter.createCounter("partner_app.api.rate_limited", {
+    apiRateLimited: meter.createCounter(`${PREFIX}.api.rate_limited`, {
       description: "429 answers received from the partner API, by route template",
       unit: "{response}",
     }),
-    budgetRemaining: meter.createHistogram("partner_app.rate_budget.remaining_ratio", {
+    budgetRemaining: meter.createHistogram(`${PREFIX}.rate_budget.remaining_ratio`, {
       description: "RateLimit-Remaining ÷ quota at each partner API answer: how close installs run to their limit",
       unit: "1",
       advice: { explicitBucketBoundaries: RATIO_BUCKETS },
     }),
-    budgetWait: meter.createHistogram("partner_app.rate_budget.wait_duration", {
+    budgetWait: meter.createHistogram(`${PREFIX}.rate_budget.wait_duration`, {
       description: "Time a partner API call waited for its install's rate budget, by priority",
       unit: "s",
       advice: { explicitBucketBoundaries: WAIT_SECONDS_BUCKETS },
     }),
-    webhookRejections: meter.createCounter("partner_app.webhook.rejections", {
+    webhookRejections: meter.createCounter(`${PREFIX}.webhook.rejections`, {
       description: "Webhook deliveries refused, by reason (invalid_signature, stale_delivery, invalid_envelope...)",
       unit: "{delivery}",
     }),
-    syncRuns: meter.createCounter("partner_app.sync.runs", {
+    syncRuns: meter.createCounter(`${PREFIX}.sync.runs`, {
       description: "Sync runs of one resource for one install, by resource and outcome",
       unit: "{run}",
     }),
-    syncLag: meter.createHistogram("partner_app.sync.lag", {
+    syncLag: meter.createHistogram(`${PREFIX}.sync.lag`, {
       description: "Age of the local copy of a resource when a sync pass brought it up to date",
       unit: "s",
       advice: { explicitBucketBoundaries: LAG_SECONDS_BUCKETS },
     }),
     // pg-boss records `messaging.process.duration` per batch itself; this one is per job, with its outcome.
-    jobDuration: meter.createHistogram("partner_app.job.duration", {
+    jobDuration: meter.createHistogram(`${PREFIX}.job.duration`, {
       description: "Duration of one job (one install's keep-alive, check, sync or purge; a fan-out), by queue and outcome",
       unit: "s",
       advice: { explicitBucketBoundaries: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300] },
@@ -122,29 +126,29 @@ function instruments(): Instruments {
 export type RefreshOutcome = "refreshed" | "not_needed" | "reinstall_needed" | "circuit_open" | "unavailable" | "unusable" | "error";
 
 export function recordRefreshOutcome(outcome: RefreshOutcome): void {
-  instruments().refreshes.add(1, { "partner_app.refresh.outcome": outcome });
+  instruments().refreshes.add(1, { [`${PREFIX}.refresh.outcome`]: outcome });
 }
 
 /** The refresh lock's wait: a metric, and an event on the refresh's span (with the wait in ms). */
 export function recordRefreshLockWait(waitMs: number): void {
   instruments().refreshLockWait.record(waitMs / 1000);
-  addSpanEvent("refresh lock acquired", { "partner_app.lock.wait_ms": Math.round(waitMs) });
+  addSpanEvent("refresh lock acquired", { [`${PREFIX}.lock.wait_ms`]: Math.round(waitMs) });
 }
 
 export function recordBudgetWait(priority: string, waitMs: number): void {
-  instruments().budgetWait.record(waitMs / 1000, { "partner_app.api.priority": priority });
+  instruments().budgetWait.record(waitMs / 1000, { [`${PREFIX}.api.priority`]: priority });
 }
 
 export function recordWebhookRejection(reason: string): void {
-  instruments().webhookRejections.add(1, { "partner_app.webhook.reason": reason });
+  instruments().webhookRejections.add(1, { [`${PREFIX}.webhook.reason`]: reason });
 }
 
 export function recordSyncRun(resource: string, outcome: string): void {
-  instruments().syncRuns.add(1, { "partner_app.sync.resource": resource, "partner_app.sync.outcome": outcome });
+  instruments().syncRuns.add(1, { [`${PREFIX}.sync.resource`]: resource, [`${PREFIX}.sync.outcome`]: outcome });
 }
 
 export function recordSyncLag(resource: string, lagSeconds: number): void {
-  instruments().syncLag.record(Math.max(0, lagSeconds), { "partner_app.sync.resource": resource });
+  instruments().syncLag.record(Math.max(0, lagSeconds), { [`${PREFIX}.sync.resource`]: resource });
 }
 
 // ---- Partner API calls ---------------------------------------------------------------------------
@@ -176,22 +180,22 @@ export function traceApiCall<T>(
       attributes: {
         "http.request.method": call.method,
         "url.template": route,
-        ...(call.installRowId ? { "partner_app.install.row_id": call.installRowId } : {}),
-        ...(call.priority ? { "partner_app.api.priority": call.priority } : {}),
+        ...(call.installRowId ? { [`${PREFIX}.install.row_id`]: call.installRowId } : {}),
+        ...(call.priority ? { [`${PREFIX}.api.priority`]: call.priority } : {}),
       },
     },
     (span) => {
       let rateLimited = 0;
       return work({
-        attempt: (attempt) => span.setAttribute("partner_app.api.attempts", attempt),
+        attempt: (attempt) => span.setAttribute(`${PREFIX}.api.attempts`, attempt),
         answered: (status, { remaining, quota }) => {
           span.setAttribute("http.response.status_code", status);
           if (remaining !== undefined && quota) instruments().budgetRemaining.record(Math.min(1, Math.max(0, remaining / quota)));
         },
         rateLimited: (waitMs) => {
           rateLimited += 1;
-          span.setAttribute("partner_app.api.rate_limited", rateLimited);
-          span.addEvent("rate limited", { "partner_app.api.wait_ms": Math.round(waitMs) });
+          span.setAttribute(`${PREFIX}.api.rate_limited`, rateLimited);
+          span.addEvent("rate limited", { [`${PREFIX}.api.wait_ms`]: Math.round(waitMs) });
           instruments().apiRateLimited.add(1, { "url.template": route });
         },
       });
@@ -203,7 +207,7 @@ export function traceApiCall<T>(
 
 /**
  * A span per job, with the queue, the job id, the install's row id and the attempt (1 for the
- * first), its outcome, and its duration as `partner_app.job.duration`. pg-boss makes its own spans
+ * first), its outcome, and its duration as `<prefix>.job.duration`. pg-boss makes its own spans
  * (a CONSUMER "process" span per fetched batch, CLIENT spans for send, fetch and complete: pg-boss's
  * OpenTelemetry support, on by default); this one sits under its batch span, one per install worked.
  * `work` returns the job's outcome word.
@@ -219,18 +223,18 @@ export function traceJob<R extends { outcome: string }>(job: { queue: string; id
       attributes: {
         ...base,
         "messaging.message.id": job.id,
-        "partner_app.job.attempt": job.attempt,
-        ...(job.installRowId ? { "partner_app.install.row_id": job.installRowId } : {}),
+        [`${PREFIX}.job.attempt`]: job.attempt,
+        ...(job.installRowId ? { [`${PREFIX}.install.row_id`]: job.installRowId } : {}),
       },
     },
     async (span) => {
       try {
         const result = await work(span);
         outcome = result.outcome;
-        span.setAttribute("partner_app.job.outcome", outcome);
+        span.setAttribute(`${PREFIX}.job.outcome`, outcome);
         return result;
       } finally {
-        instruments().jobDuration.record((performance.now() - startedAt) / 1000, { ...base, "partner_app.job.outcome": outcome });
+        instruments().jobDuration.record((performance.now() - startedAt) / 1000, { ...base, [`${PREFIX}.job.outcome`]: outcome });
       }
     },
   );
@@ -240,11 +244,11 @@ export function traceJob<R extends { outcome: string }>(job: { queue: string; id
 
 /**
  * A span per token refresh (contract §3), with the install's row id and its outcome, counted in
- * `partner_app.token.refreshes`. The lock wait is an event on it (recordRefreshLockWait). The
+ * `<prefix>.token.refreshes`. The lock wait is an event on it (recordRefreshLockWait). The
  * outcome is decided by the caller (`outcomeOf`), which knows its own errors.
  */
 export function traceRefresh<T>(installRowId: string, work: (noteOutcome: (outcome: RefreshOutcome) => void) => Promise<T>, outcomeOf: (error: unknown) => RefreshOutcome): Promise<T> {
-  return inSpan("token refresh", { kind: SpanKind.INTERNAL, attributes: { "partner_app.install.row_id": installRowId } }, async (span) => {
+  return inSpan("token refresh", { kind: SpanKind.INTERNAL, attributes: { [`${PREFIX}.install.row_id`]: installRowId } }, async (span) => {
     let noted: RefreshOutcome | undefined;
     let outcome: RefreshOutcome = "error";
     try {
@@ -255,7 +259,7 @@ export function traceRefresh<T>(installRowId: string, work: (noteOutcome: (outco
       outcome = outcomeOf(error);
       throw error;
     } finally {
-      span.setAttribute("partner_app.refresh.outcome", outcome);
+      span.setAttribute(`${PREFIX}.refresh.outcome`, outcome);
       recordRefreshOutcome(outcome);
     }
   });

@@ -7,7 +7,7 @@
 //   OTEL_EXPORTER_OTLP_METRICS_ENDPOINT      one signal's full URL, e.g. https://api.honeycomb.io/v1/traces
 //   OTEL_EXPORTER_OTLP_PROTOCOL (_TRACES_)   http/protobuf (default), http/json or grpc
 //   OTEL_EXPORTER_OTLP_HEADERS (_TRACES_, _METRICS_)   e.g. x-honeycomb-team=<key> (read by the SDK)
-//   OTEL_SERVICE_NAME                        default partner-app / partner-app-worker
+//   OTEL_SERVICE_NAME                        default the product's slug, and slug-worker (lib/config/product.ts)
 //   OTEL_METRIC_EXPORT_INTERVAL, OTEL_BSP_SCHEDULE_DELAY, OTEL_TRACES_SAMPLER, OTEL_SDK_DISABLED...
 //
 // No endpoint for a signal: that signal is not set up at all, and with neither the SDK is not
@@ -18,6 +18,7 @@ import type { SpanExporter } from "@opentelemetry/sdk-trace";
 import type { MetricReader } from "@opentelemetry/sdk-metrics";
 import { UndiciInstrumentation } from "@opentelemetry/instrumentation-undici";
 import { NodeSDK } from "@opentelemetry/sdk-node";
+import { PRODUCT } from "@/lib/config/product";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/log";
 import { RedactingSpanExporter } from "./redact";
@@ -89,7 +90,7 @@ export async function startTelemetry(processName: "app" | "worker"): Promise<Tel
   if (!traces && !metrics) return NOTHING_TO_SHUT_DOWN;
 
   const sdk = createTelemetrySdk({
-    serviceName: processName === "app" ? "partner-app" : "partner-app-worker",
+    serviceName: PRODUCT.otelServiceName[processName],
     spanExporter: traces ? await otlpTraceExporter() : undefined,
     metricReaders: metrics ? undefined : [],
   });

@@ -60,7 +60,7 @@ export type ReceiveOptions = {
 };
 
 function result(status: number, outcome: string, detail?: string): WebhookResult {
-  if (status >= 400) recordWebhookRejection(outcome); // partner_app.webhook.rejections, by reason (lib/telemetry)
+  if (status >= 400) recordWebhookRejection(outcome); // <prefix>.webhook.rejections, by reason (lib/telemetry)
   return { status, body: detail ? { status: outcome, detail } : { status: outcome } };
 }
 

@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { parseEnv } from "node:util";
 import { hashPassword } from "../../lib/auth/password";
+import { PRODUCT } from "../../lib/config/product";
 
 export type Ports = { app: number; sandbox: number };
 
@@ -44,11 +45,12 @@ export function generateLocalEnv(ports: Ports): Record<string, string> {
   return {
     ...localAddresses(ports),
     NEXTAUTH_SECRET: random(32),
-    OAUTH_CLIENT_ID: `partner-app-${randomBytes(4).toString("hex")}`,
+    OAUTH_CLIENT_ID: `${PRODUCT.localClientIdPrefix}-${randomBytes(4).toString("hex")}`,
     OAUTH_CLIENT_SECRET: random(32),
     WEBHOOK_SECRET: random(32),
     APP_REQUESTED_SCOPES: "charge-points:read charge-transactions:read",
-    APP_NAME: "Partner App",
+    // The name the service shows operators on its consent screen: the product's (lib/config/product.ts).
+    APP_NAME: PRODUCT.displayName,
     TOKEN_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString("base64")}`,
     STAFF_USERS: `${staffEmail}=${hashPassword(staffPassword)},${viewerEmail}=${hashPassword(viewerPassword)}=viewer`,
     // The same staff logins in clear text, for `npm run dev` to print and for the tests to sign in

@@ -3,6 +3,7 @@
 // both use it, with different ports, data folders and app modes.
 import { rm } from "node:fs/promises";
 import path from "node:path";
+import { PRODUCT } from "../../lib/config/product";
 import { applyMigrations } from "../../lib/db/migrate";
 import { migrateJobSchema } from "../../lib/jobs/schema";
 import { prepareStandalone } from "../standalone.mjs";
@@ -75,7 +76,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       const database = await startEmbeddedDatabase({
         dataDir: path.join(options.dataDir, "postgres"),
         port: options.databasePort,
-        database: "partner_app",
+        // Named after the product (lib/config/product.ts): after `npm run rename` a new, empty one.
+        database: PRODUCT.databaseName,
         fresh: options.fresh,
       });
       stoppers.push(database.stop);

@@ -4,6 +4,7 @@
 import { expect, test } from "@playwright/test";
 import { closeSql, resetWorld, sql, stack } from "../helpers/stack";
 import { approveInPortal, operators, requiredEnv, signInAsStaff } from "../helpers/e2e";
+import { PRODUCT } from "../helpers/product";
 
 test.beforeEach(resetWorld);
 test.afterAll(closeSql);
@@ -47,7 +48,7 @@ test("staff signed in → an install asks first; the staff session is intact unt
 test("staff signed in → 'continue as the operator' switches, and ends the staff session for every copy", async ({ page }) => {
   const [operator] = await operators();
   await signInAsStaff(page);
-  const staffCookie = (await page.context().cookies()).find((c) => c.name === "next-auth.session-token")!;
+  const staffCookie = (await page.context().cookies()).find((c) => c.name === PRODUCT.cookies.session)!;
 
   await approveInPortal(page, operator!);
   await page.getByRole("button", { name: `Continue as operator ${operator!.id}` }).click();
@@ -109,7 +110,7 @@ test("an operator signs out from the dashboard; the dashboard then asks them to 
   const [operator] = await operators();
   await approveInPortal(page, operator!);
   await expect(page.getByTestId("install-status")).toHaveText("Connected");
-  const cookie = (await page.context().cookies()).find((c) => c.name === "next-auth.session-token")!;
+  const cookie = (await page.context().cookies()).find((c) => c.name === PRODUCT.cookies.session)!;
 
   await page.getByRole("button", { name: "Sign out" }).click();
   await expect(page).toHaveURL(`${stack.appUrl}/`);

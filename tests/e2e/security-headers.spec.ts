@@ -4,6 +4,7 @@
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { closeSql, resetWorld, sql, stack } from "../helpers/stack";
 import { installAsFirstOperator, signInAsStaff } from "../helpers/e2e";
+import { PRODUCT } from "../helpers/product";
 
 test.beforeEach(resetWorld);
 test.afterAll(closeSql);
@@ -58,7 +59,7 @@ test("the operator's dashboard hydrates: links navigate in the page, with no vio
   await page.evaluate(() => ((window as unknown as { hydrationMarker: number }).hydrationMarker = 42));
   await page.getByRole("link", { name: "25", exact: true }).click();
   await expect(page).toHaveURL(/perPage=25/);
-  await page.getByRole("link", { name: "Partner App" }).click();
+  await page.getByRole("link", { name: PRODUCT.displayName }).click();
   await expect(page).toHaveURL(`${stack.appUrl}/`);
   await page.getByRole("link", { name: "Open your dashboard" }).click();
   await expect(page).toHaveURL(`${stack.appUrl}/dashboard`);

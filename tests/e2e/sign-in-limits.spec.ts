@@ -4,6 +4,7 @@ import { expect, test } from "@playwright/test";
 import { signInStaffWithFetch } from "../helpers/staff-sign-in";
 import { closeSql, resetWorld, sql, stack } from "../helpers/stack";
 import { requiredEnv, signInAsStaff } from "../helpers/e2e";
+import { PRODUCT } from "../helpers/product";
 
 test.beforeEach(resetWorld);
 test.afterAll(closeSql);
@@ -32,7 +33,7 @@ test("after too many wrong passwords the form says how long to wait, and the rig
 test("the browser that signed in before still gets in while strangers keep the account locked; a new browser is told to wait", async ({ page, browser }) => {
   const email = requiredEnv("STAFF_DEV_EMAIL");
   await signInAsStaff(page);
-  const device = (await page.context().cookies(`${stack.appUrl}/api/auth/callback/staff`)).find((c) => c.name === "partner-app.staff-device");
+  const device = (await page.context().cookies(`${stack.appUrl}/api/auth/callback/staff`)).find((c) => c.name === PRODUCT.cookies.staffDevice);
   expect(device).toMatchObject({ httpOnly: true, sameSite: "Strict", path: "/api/auth/callback/staff" });
   await page.getByRole("button", { name: "Sign out" }).click();
   await expect(page).toHaveURL(`${stack.appUrl}/admin/sign-in`);

@@ -4,6 +4,7 @@ import { createHmac } from "node:crypto";
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { closeSql, control, resetWorld, sql, stack } from "../helpers/stack";
 import { type Operator, requiredEnv, signInAsStaff } from "../helpers/e2e";
+import { PRODUCT } from "../helpers/product";
 
 test.beforeEach(resetWorld);
 test.afterAll(closeSql);
@@ -79,7 +80,7 @@ test("a wrong password and an unknown email get the same refusal, and no session
   await page.screenshot({ path: ".data/test/screenshots/staff-sign-in-refused.png" });
 
   const cookies = await page.context().cookies();
-  expect(cookies.map((c) => c.name)).not.toContain("next-auth.session-token");
+  expect(cookies.map((c) => c.name)).not.toContain(PRODUCT.cookies.session);
   await page.goto("/admin");
   await expect(page).toHaveURL(`${stack.appUrl}/admin/sign-in`);
 });

@@ -2,6 +2,7 @@
 // needs its CSRF token and the matching cookie (double-submit), both from GET /api/auth/csrf.
 // Used by the integration tests and by `npm run bench` (a burst of wrong passwords).
 import { stack } from "./stack";
+import { PRODUCT, cookiePattern } from "./product";
 
 export type StaffSignInResult = {
   /** "ok", "CredentialsSignin" (wrong email or password), "limited.N" / "busy.N" (lib/auth/sign-in-refusal.ts), or another next-auth error. */
@@ -43,8 +44,8 @@ export async function signInStaffWithFetch(
     // json=true: next-auth answers { url } instead of a redirect, as it does for its own client.
     body: new URLSearchParams({ email, password, csrfToken, callbackUrl: `${appUrl}/admin`, json: "true" }).toString(),
   });
-  const sessionCookie = cookiePairs(response).find((pair) => /^(__Secure-)?next-auth\.session-token=./.test(pair));
-  const deviceCookie = cookiePairs(response).find((pair) => /^(__Secure-)?partner-app\.staff-device=./.test(pair));
+  const sessionCookie = cookiePairs(response).find((pair) => cookiePattern(PRODUCT.cookies.session).test(pair));
+  const deviceCookie = cookiePairs(response).find((pair) => cookiePattern(PRODUCT.cookies.staffDevice).test(pair));
   let url: string | undefined;
   if (response.headers.get("content-type")?.includes("json")) url = ((await response.json()) as { url?: string }).url;
   else await response.body?.cancel();

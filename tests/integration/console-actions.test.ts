@@ -7,6 +7,7 @@
 // request the page would never have offered.
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { signInStaffWithFetch } from "../helpers/staff-sign-in";
+import { PRODUCT, cookiePattern } from "../helpers/product";
 import { closeSql, control, expireAccessToken, installViaPortal, resetWorld, sandboxEvents, sql, stack, tokenCalls } from "../helpers/stack";
 
 beforeEach(resetWorld);
@@ -332,7 +333,7 @@ describe("the session cookie", () => {
       headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: csrf.headers.getSetCookie().map((line) => line.split(";")[0]).join("; ") },
       body: new URLSearchParams({ email: env("STAFF_DEV_EMAIL"), password: env("STAFF_DEV_PASSWORD"), csrfToken, json: "true" }).toString(),
     });
-    const session = response.headers.getSetCookie().find((line) => /^(__Secure-)?next-auth\.session-token=./.test(line));
+    const session = response.headers.getSetCookie().find((line) => cookiePattern(PRODUCT.cookies.session).test(line));
     expect(session).toBeDefined();
     expect(session).toMatch(/;\s*HttpOnly/i);
     expect(session).toMatch(/;\s*SameSite=Lax/i);

@@ -1,5 +1,6 @@
 // The redirect_uri (GET /oauth/callback) against the running app, sandbox and database.
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { PRODUCT } from "../helpers/product";
 import { approveInPortal, closeSql, resetWorld, sandboxEvents, sql, stack } from "../helpers/stack";
 import { failureReason, visit } from "../helpers/callback";
 
@@ -31,7 +32,7 @@ describe("GET /oauth/callback", () => {
     expect(tokenCalls[0]!.detail).toMatchObject({ grant_type: "authorization_code", status: 200 });
     expect(response.status).toBe(303);
     expect(response.headers.get("location")).toBe(`${stack.appUrl}/dashboard`);
-    expect(response.headers.get("set-cookie")).toMatch(/next-auth\.session-token=/);
+    expect(response.headers.get("set-cookie")).toContain(`${PRODUCT.cookies.session}=`);
 
     const installs = await sql<{ install_id: number; operator_id: string; status: string; granted_scopes: string[] }>(
       "SELECT install_id, operator_id, status, granted_scopes FROM installs",

@@ -4,6 +4,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { PRODUCT, cookiePattern } from "../helpers/product";
 import { signInStaffWithFetch } from "../helpers/staff-sign-in";
 import { closeSql, resetWorld, sql } from "../helpers/stack";
 
@@ -65,7 +66,7 @@ describe("staff sign-in limits", () => {
     await letTheWindowPass();
     const accepted = await signInStaffWithFetch(staffEmail(), staffPassword(), from(address));
     expect(accepted.outcome).toBe("ok");
-    expect(accepted.sessionCookie).toMatch(/next-auth\.session-token=/);
+    expect(accepted.sessionCookie).toMatch(cookiePattern(PRODUCT.cookies.session));
   });
 
   it("the account's limit holds across addresses, and lock-outs double", async () => {
@@ -101,8 +102,8 @@ describe("staff sign-in limits", () => {
     // The staff member's own browser, from yet another address: signed in, and still known.
     const known = await signInStaffWithFetch(staffEmail(), staffPassword(), fromDevice(before.deviceCookie));
     expect(known.outcome).toBe("ok");
-    expect(known.sessionCookie).toMatch(/next-auth\.session-token=/);
-    expect(known.deviceCookie).toMatch(/^partner-app\.staff-device=v1\./);
+    expect(known.sessionCookie).toMatch(cookiePattern(PRODUCT.cookies.session));
+    expect(known.deviceCookie?.startsWith(`${PRODUCT.cookies.staffDevice}=v1.`)).toBe(true);
 
     // Their sign-in did not reopen guessing for strangers: the account is still locked for unknown devices.
     expect((await signInStaffWithFetch(staffEmail(), staffPassword(), from(newAddress()))).outcome).toMatch(/^limited\./);
@@ -110,7 +111,7 @@ describe("staff sign-in limits", () => {
 
   it("the device cookie is httpOnly, SameSite=Strict, sent only to the sign-in route, lasts weeks, and holds no email", async () => {
     const { deviceCookie, setCookies } = await signInStaffWithFetch(staffEmail(), staffPassword(), from(newAddress()));
-    const line = setCookies.find((l) => l.startsWith("partner-app.staff-device="));
+    const line = setCookies.find((l) => l.startsWith(`${PRODUCT.cookies.staffDevice}=`));
     expect(line).toBeDefined();
     expect(line).toMatch(/; HttpOnly/i);
     expect(line).toMatch(/; SameSite=Strict/i);

@@ -18,11 +18,14 @@ import { InMemorySpanExporter, type ReadableSpan, type TracerProvider } from "@o
 import type { NodeSDK } from "@opentelemetry/sdk-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../helpers/callback";
+import { PRODUCT } from "../helpers/product";
 import { approveInPortal, armApiFault, clearApiFaults, closeSql, expireAccessToken, resetWorld, sql, stack } from "../helpers/stack";
 
 const spanExporter = new InMemorySpanExporter();
 const metricExporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
 const metricReader = new PeriodicExportingMetricReader({ exporter: metricExporter, exportIntervalMillis: 3_600_000 });
+/** The product's metric and attribute prefix (lib/config/product.ts): `partner_app` as shipped. */
+const PREFIX = PRODUCT.metricPrefix;
 let sdk: NodeSDK;
 
 /** Every credential seen during the tests: none of them may appear in anything exported. */
@@ -104,7 +107,7 @@ describe("spans and metrics reach the exporter", () => {
 
     const spans = await exportedSpans();
     const refresh = spans.find((s) => s.name === "token refresh");
-    expect(refresh?.attributes).toMatchObject({ "partner_app.install.row_id": installRowId, "partner_app.refresh.outcome": "refreshed" });
+    expect(refresh?.attributes).toMatchObject({ [`${PREFIX}.install.row_id`]: installRowId, [`${PREFIX}.refresh.outcome`]: "refreshed" });
     expect(refresh?.events.map((e) => e.name)).toContain("refresh lock acquired");
 
     const call = spans.find((s) => s.name === "partner-api GET /consumers/me");
@@ -112,9 +115,9 @@ describe("spans and metrics reach the exporter", () => {
       "http.request.method": "GET",
       "url.template": "/consumers/me",
       "http.response.status_code": 200,
-      "partner_app.install.row_id": installRowId,
-      "partner_app.api.priority": "interactive",
-      "partner_app.api.attempts": 1,
+      [`${PREFIX}.install.row_id`]: installRowId,
+      [`${PREFIX}.api.priority`]: "interactive",
+      [`${PREFIX}.api.attempts`]: 1,
     });
     // The HTTP request itself is the fetch instrumentation's span, a child of the call's span.
     const http = spans.find((s) => s.parentSpanContext?.spanId === call!.spanContext().spanId);
@@ -122,17 +125,17 @@ describe("spans and metrics reach the exporter", () => {
     // The token endpoint's request, under the refresh (its body is never recorded: no instrumentation reads bodies).
     expect(spans.some((s) => s.attributes["http.request.method"] === "POST" && s.parentSpanContext?.traceId === refresh!.spanContext().traceId)).toBe(true);
 
-    expect(await points("partner_app.token.refreshes")).toContainEqual({ attributes: { "partner_app.refresh.outcome": "refreshed" }, value: 1 });
-    expect(sum(await points("partner_app.token.refresh_lock.wait_duration"))).toBeGreaterThanOrEqual(1);
-    expect(sum(await points("partner_app.rate_budget.remaining_ratio"))).toBeGreaterThanOrEqual(1);
-    expect(sum(await points("partner_app.rate_budget.wait_duration"))).toBeGreaterThanOrEqual(1);
+    expect(await points(`${PREFIX}.token.refreshes`)).toContainEqual({ attributes: { [`${PREFIX}.refresh.outcome`]: "refreshed" }, value: 1 });
+    expect(sum(await points(`${PREFIX}.token.refresh_lock.wait_duration`))).toBeGreaterThanOrEqual(1);
+    expect(sum(await points(`${PREFIX}.rate_budget.remaining_ratio`))).toBeGreaterThanOrEqual(1);
+    expect(sum(await points(`${PREFIX}.rate_budget.wait_duration`))).toBeGreaterThanOrEqual(1);
     // The redirect_uri's own request, made from this process: its URL is kept without the code.
     const callback = spans.find((s) => String(s.attributes["url.full"] ?? "").includes("/oauth/callback"));
     expect(callback?.attributes["url.full"]).toMatch(/\/oauth\/callback$/);
     expect(callback?.attributes["url.query"]).toBeUndefined();
   });
 
-  it("a 429: the call's span says so (attribute and event), and partner_app.api.rate_limited counts it", async () => {
+  it("a 429: the call's span says so (attribute and event), and the rate_limited counter counts it", async () => {
     await armApiFault({ path: "/consumers/me", mode: "rate-limited", forMs: 300, count: 1 });
     try {
       const { withAccessToken } = await import("@/lib/oauth/access");
@@ -141,10 +144,10 @@ describe("spans and metrics reach the exporter", () => {
     } finally {
       await clearApiFaults();
     }
-    const limited = (await exportedSpans()).find((s) => s.name === "partner-api GET /consumers/me" && s.attributes["partner_app.api.rate_limited"] === 1);
-    expect(limited?.attributes).toMatchObject({ "partner_app.api.attempts": 2, "http.response.status_code": 200 });
+    const limited = (await exportedSpans()).find((s) => s.name === "partner-api GET /consumers/me" && s.attributes[`${PREFIX}.api.rate_limited`] === 1);
+    expect(limited?.attributes).toMatchObject({ [`${PREFIX}.api.attempts`]: 2, "http.response.status_code": 200 });
     expect(limited?.events.map((e) => e.name)).toContain("rate limited");
-    expect(await points("partner_app.api.rate_limited")).toContainEqual({ attributes: { "url.template": "/consumers/me" }, value: 1 });
+    expect(await points(`${PREFIX}.api.rate_limited`)).toContainEqual({ attributes: { "url.template": "/consumers/me" }, value: 1 });
   });
 
   it("a job: its span names the queue, the install and the attempt, and its duration is recorded", async () => {
@@ -152,21 +155,21 @@ describe("spans and metrics reach the exporter", () => {
     // The install's first sync, queued by the redirect_uri (lib/installs/connect.ts).
     const run = await runJobNow("sync", { maxJobs: 5, timeLimitMs: 20_000, concurrency: 2 });
     expect(run.worked).toBeGreaterThanOrEqual(1);
-    const job = (await exportedSpans()).find((s) => s.name.startsWith("job ") && s.attributes["partner_app.install.row_id"] === installRowId);
-    expect(job?.attributes).toMatchObject({ "messaging.system": "pg-boss", "partner_app.job.attempt": 1 });
+    const job = (await exportedSpans()).find((s) => s.name.startsWith("job ") && s.attributes[`${PREFIX}.install.row_id`] === installRowId);
+    expect(job?.attributes).toMatchObject({ "messaging.system": "pg-boss", [`${PREFIX}.job.attempt`]: 1 });
     expect(job?.attributes["messaging.destination.name"]).toEqual(expect.any(String));
-    expect(job?.attributes["partner_app.job.outcome"]).toEqual(expect.any(String));
-    expect(sum(await points("partner_app.job.duration"))).toBeGreaterThanOrEqual(1);
+    expect(job?.attributes[`${PREFIX}.job.outcome`]).toEqual(expect.any(String));
+    expect(sum(await points(`${PREFIX}.job.duration`))).toBeGreaterThanOrEqual(1);
   });
 
   it("syncs: runs are counted by resource and outcome, and a pass after an earlier one records the sync lag", async () => {
     const { syncInstall } = await import("@/lib/sync");
     await syncInstall(installRowId); // after the job's: a second pass
-    const runs = await points("partner_app.sync.runs");
-    const completed = runs.find((p) => p.attributes["partner_app.sync.resource"] === "charge_points" && p.attributes["partner_app.sync.outcome"] === "completed");
+    const runs = await points(`${PREFIX}.sync.runs`);
+    const completed = runs.find((p) => p.attributes[`${PREFIX}.sync.resource`] === "charge_points" && p.attributes[`${PREFIX}.sync.outcome`] === "completed");
     expect(completed?.value).toBeGreaterThanOrEqual(2);
-    const lag = await points("partner_app.sync.lag");
-    expect(sum(lag.filter((p) => p.attributes["partner_app.sync.resource"] === "charge_points"))).toBeGreaterThanOrEqual(1);
+    const lag = await points(`${PREFIX}.sync.lag`);
+    expect(sum(lag.filter((p) => p.attributes[`${PREFIX}.sync.resource`] === "charge_points"))).toBeGreaterThanOrEqual(1);
   });
 
   it("rejected webhooks are counted by reason", async () => {
@@ -177,9 +180,9 @@ describe("spans and metrics reach the exporter", () => {
     expect((await receiveWebhook(body, "t=2,v1=forged")).status).toBe(401);
     const notJson = new TextEncoder().encode("not json");
     expect((await receiveWebhook(notJson, computeWebhookSignature(notJson, stack.webhookSecret))).status).toBe(400);
-    const rejections = await points("partner_app.webhook.rejections");
-    expect(rejections).toContainEqual({ attributes: { "partner_app.webhook.reason": "invalid_signature" }, value: 2 });
-    expect(rejections).toContainEqual({ attributes: { "partner_app.webhook.reason": "invalid_json" }, value: 1 });
+    const rejections = await points(`${PREFIX}.webhook.rejections`);
+    expect(rejections).toContainEqual({ attributes: { [`${PREFIX}.webhook.reason`]: "invalid_signature" }, value: 2 });
+    expect(rejections).toContainEqual({ attributes: { [`${PREFIX}.webhook.reason`]: "invalid_json" }, value: 1 });
   });
 
   it("no credential in any span name, attribute, event or metric attribute exported during these tests", async () => {

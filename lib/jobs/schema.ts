@@ -9,7 +9,7 @@
 // "pending" until this has run (lib/health.ts).
 //
 // Queue settings are applied on every run (createQueue for a new queue, updateQueue for an existing
-// one), so changing a retry limit in lib/jobs/queues.ts takes effect at the next release.
+// one), so changing a retry limit in lib/jobs/kinds.ts or lib/jobs/queues.ts takes effect at the next release.
 //
 // Not server-only on purpose: scripts/migrate.ts and the test stack run it outside Next.js.
 import { PgBoss } from "pg-boss";

@@ -8,6 +8,7 @@ import pg from "pg";
 import { PgBoss } from "pg-boss";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { InstallJobData } from "../../lib/jobs/enqueue";
+import { JOB_KIND_NAMES } from "../../lib/jobs/kinds";
 import { migrateJobSchema } from "../../lib/jobs/schema";
 import { resultOf, runAppWorker, startAppWorker } from "../helpers/app-process";
 import { migratedScratchDatabase } from "../helpers/database";
@@ -178,6 +179,25 @@ describe("the cron routes (serverless hosts)", () => {
     expect(stranger.status).toBe(401);
     expect(await jobs("install-check")).toEqual([]);
   });
+
+  it("answer at /api/cron/<kind> for every kind, GET or POST; a path that names no kind is a 404 for the scheduler and a 401 for strangers", async () => {
+    const bearer = { Authorization: `Bearer ${process.env.CRON_SECRET}` };
+    // One URL per declared kind (the template's four are what docs/deploying.md schedules).
+    for (const kind of JOB_KIND_NAMES) {
+      for (const method of ["GET", "POST"]) {
+        const response = await fetch(`${stack.appUrl}/api/cron/${kind}`, { method, headers: bearer });
+        expect({ kind, method, status: response.status }).toEqual({ kind, method, status: 200 });
+        expect(await response.json()).toMatchObject({ job: kind, due: 0, worked: 0 });
+      }
+    }
+    // Names that are no kind, inherited names of every JavaScript object included.
+    for (const name of ["payments", "constructor", "__proto__", "toString", "keep-alive.install"]) {
+      const response = await fetch(`${stack.appUrl}/api/cron/${name}`, { method: "POST", headers: bearer });
+      expect({ name, status: response.status, body: await response.json() }).toEqual({ name, status: 404, body: { status: "unknown_job" } });
+      const stranger = await fetch(`${stack.appUrl}/api/cron/${name}`, { method: "POST" });
+      expect({ name, status: stranger.status }).toEqual({ name, status: 401 });
+    }
+  });
 });
 
 describe("retries", () => {
@@ -214,7 +234,7 @@ describe("retries", () => {
       }
     }
     expect((await worker.done).code).toBe(0);
-    // pg-boss's exponential backoff from 60 s, with jitter, capped at 30 minutes (lib/jobs/queues.ts):
+    // pg-boss's exponential backoff from 60 s, with jitter, capped at 30 minutes (lib/jobs/kinds.ts):
     // attempt n waits between 60 s × 2^n / 2 and 60 s × 2^n.
     delays.forEach((delay, i) => {
       const n = i + 1;
@@ -310,7 +330,7 @@ describe("a job held by a killed worker", () => {
       const [retried] = await until("the expired job to be retried", () => jobs("keep-alive.install"), (rows) => rows[0]?.state === "retry", 20_000);
       expect(Date.now() - killedAt).toBeLessThan(20_000);
       expect(retried).toMatchObject({ id: held!.id, output: { value: { message: "job timed out" } } });
-      // The retry's backoff (60 s and up, lib/jobs/queues.ts; the retries test measures it) is fast-forwarded.
+      // The retry's backoff (60 s and up, lib/jobs/kinds.ts; the retries test measures it) is fast-forwarded.
       await sql("UPDATE pgboss.job SET start_after = now() WHERE id = $1", [held!.id]);
       const [done] = await until("the second worker to finish it", () => jobs("keep-alive.install"), (rows) => rows[0]?.state === "completed", 15_000);
 

@@ -8,7 +8,7 @@ import pg from "pg";
 import { PgBoss } from "pg-boss";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { InstallJobData } from "../../lib/jobs/enqueue";
-import { JOB_KIND_NAMES } from "../../lib/jobs/kinds";
+import { JOB_KIND_NAMES, JOB_KINDS } from "../../lib/jobs/kinds";
 import { migrateJobSchema } from "../../lib/jobs/schema";
 import { resultOf, runAppWorker, startAppWorker } from "../helpers/app-process";
 import { migratedScratchDatabase } from "../helpers/database";
@@ -103,7 +103,17 @@ describe("the job schema", () => {
 
       // What `npm run db:migrate` does after the Prisma migrations; twice is harmless.
       await migrateJobSchema(database.url);
-      await migrateJobSchema(database.url);
+      // A schedule no kind declares any more (a kind a fork removed) is removed by the next run.
+      const boss = new PgBoss({ connectionString: database.url, schema: "pgboss", max: 1, supervise: false, schedule: false, migrate: false, registerInstance: false });
+      await boss.start();
+      await boss.createQueue("usage-report");
+      await boss.schedule("usage-report", "15 4 * * *", null, { tz: "UTC" });
+      await boss.stop({ graceful: false });
+      expect((await migrateJobSchema(database.url)).removedSchedules).toEqual(["usage-report"]);
+      const client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+      const scheduled = await client.query<{ name: string }>("SELECT name FROM pgboss.schedule").finally(() => client.end());
+      expect(scheduled.rows.map((row) => row.name).sort()).toEqual(JOB_KIND_NAMES.map((kind) => JOB_KINDS[kind].fanOutQueue).sort());
       const after = resultOf<{ ready: boolean; checks: { migrations: string } }>(await runAppWorker(["ready"], { DATABASE_URL: database.url }));
       expect(after).toMatchObject({ ready: true, checks: { migrations: "ok" } });
     } finally {

@@ -7,10 +7,15 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 
-/** What migrateJobSchema asked of pg-boss, in order. */
-const calls: { createQueue: { name: string; options: Record<string, unknown> }[]; schedule: { name: string; cron: string; options: unknown }[] } = { createQueue: [], schedule: [] };
+/** What migrateJobSchema asked of pg-boss, in order; `stored` is the schedules the database holds. */
+const calls = {
+  createQueue: [] as { name: string; options: Record<string, unknown> }[],
+  schedule: [] as { name: string; cron: string; options: unknown }[],
+  unschedule: [] as string[],
+  stored: new Map<string, { name: string; key: string }>(),
+};
 
-// A stand-in for pg-boss: no database; the queues it was asked to create and the schedules it was given.
+// A stand-in for pg-boss: no database; the queues it was asked to create and the schedules it keeps.
 vi.mock("pg-boss", () => ({
   PgBoss: class {
     on() {}
@@ -25,6 +30,14 @@ vi.mock("pg-boss", () => ({
     async updateQueue() {}
     async schedule(name: string, cron: string, _data: unknown, options: unknown) {
       calls.schedule.push({ name, cron, options });
+      calls.stored.set(name, { name, key: "" });
+    }
+    async getSchedules() {
+      return [...calls.stored.values()];
+    }
+    async unschedule(name: string) {
+      calls.unschedule.push(name);
+      calls.stored.delete(name);
     }
   },
 }));
@@ -57,7 +70,10 @@ describe("the job kinds", () => {
   it("each have their queues created, their dead letters first, and their schedule set by the job schema's migration", async () => {
     calls.createQueue = [];
     calls.schedule = [];
-    await migrateJobSchema("postgresql://unused");
+    calls.unschedule = [];
+    calls.stored.clear();
+    const result = await migrateJobSchema("postgresql://unused");
+    expect(result.removedSchedules).toEqual([]);
     const created = calls.createQueue.map((call) => call.name);
     for (const kind of kinds()) {
       const fanOut = calls.createQueue.find((call) => call.name === kind.fanOutQueue);
@@ -77,6 +93,17 @@ describe("the job kinds", () => {
     }
     // Nothing is scheduled that is not a kind's fan-out.
     expect(calls.schedule.map((call) => call.name).sort()).toEqual(kinds().map((kind) => kind.fanOutQueue).sort());
+  });
+
+  it("are the only schedules after a migration: a kind removed from the declarations has its schedule removed", async () => {
+    calls.unschedule = [];
+    calls.stored = new Map([["usage-report", { name: "usage-report", key: "" }]]); // a kind a release removed
+    const lines: string[] = [];
+    const result = await migrateJobSchema("postgresql://unused", (line) => lines.push(line));
+    expect(calls.unschedule).toEqual(["usage-report"]);
+    expect(result.removedSchedules).toEqual(["usage-report"]);
+    expect(lines).toContain("removed the schedule of usage-report: no job kind declares it (lib/jobs/kinds.ts)");
+    expect([...calls.stored.keys()].sort()).toEqual(kinds().map((kind) => kind.fanOutQueue).sort());
   });
 
   it("each have their queues checked by /api/ready's job schema check", async () => {

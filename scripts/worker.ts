@@ -1,5 +1,5 @@
 // npm run worker: the job engine's worker (lib/jobs/engine.ts). It runs the schedules (pg-boss
-// cron: keep-alive hourly, the reconcile sweep every 5 minutes; lib/jobs/queues.ts), their fan-outs,
+// cron: keep-alive hourly, the reconcile sweep every 5 minutes; lib/jobs/kinds.ts), their fan-outs,
 // and the per-install jobs they enqueue, JOB_CONCURRENCY at a time per queue. Run as many as you
 // like, on as many machines: pg-boss hands each job to one worker, one schedule run is sent however
 // many run, and one install is never worked on twice at once. `npm run dev` starts one. On a
@@ -8,7 +8,7 @@
 // On SIGTERM (a deploy, `docker compose stop`) it takes no further job, lets the jobs in hand finish
 // (a token refresh is never cut in half), and exits 0; if that takes longer than
 // SHUTDOWN_TIMEOUT_SECONDS, lib/shutdown.ts logs what was running and exits 1. A job a killed worker
-// had in hand is retried once it expires (lib/jobs/queues.ts, expireInSeconds).
+// had in hand is retried once it expires (lib/jobs/kinds.ts, expireInSeconds).
 //
 // It imports the app's lib/ directly, so it runs with the `react-server` condition (see package.json).
 import { once } from "node:events";

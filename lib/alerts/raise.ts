@@ -11,7 +11,7 @@ import { env } from "@/lib/env";
 // The sending half of the job engine only: the half that runs jobs imports the install state
 // machine, which raises alerts (lib/jobs/enqueue.ts says why the two are apart).
 import { jobEngine } from "@/lib/jobs/enqueue";
-import { QUEUES } from "@/lib/jobs/queues";
+import { ALERT_QUEUES } from "@/lib/jobs/queues";
 import { logger } from "@/lib/log";
 import { buildAlert, type AlertDraft } from "./alert";
 
@@ -41,6 +41,6 @@ export async function raiseAlert(tx: Tx, draft: AlertDraft): Promise<void> {
   if (!boss) return;
   // fromPrisma wants the transaction client; Tx is that client minus the methods it does not use.
   // Keyed by the incident: its alerts are delivered one after the other, in order (lib/jobs/queues.ts).
-  await boss.send(QUEUES.alertDelivery, { alert } satisfies AlertJobData, { singletonKey: alert.incident, db: fromPrisma(tx as Parameters<typeof fromPrisma>[0]) });
+  await boss.send(ALERT_QUEUES.delivery, { alert } satisfies AlertJobData, { singletonKey: alert.incident, db: fromPrisma(tx as Parameters<typeof fromPrisma>[0]) });
   logger.info(fields, `alert queued: ${alert.summary}`);
 }

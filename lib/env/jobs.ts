@@ -4,6 +4,12 @@
 // validated at start-up, so each variable is still checked, and reported, in one place.
 import "server-only";
 import { z } from "zod";
+import { JOB_KIND_NAMES, type JobKind } from "@/lib/jobs/kinds";
+
+// The job kinds these variables name are the ones declared in lib/jobs/kinds.ts (a kind a fork adds
+// or removes there is accepted or refused here with no other change).
+const KIND_PATTERN = JOB_KIND_NAMES.map((name) => name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|");
+const EXPIRY_ENTRY = new RegExp(`^(${KIND_PATTERN})=(\\d{1,5})$`);
 
 export const jobsShape = {
   /**
@@ -20,34 +26,35 @@ export const jobsShape = {
    */
   JOB_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(10),
   /**
-   * Which jobs this worker process runs (comma-separated: keep-alive, reconcile, sync, retention;
-   * default all). Lets a deployment give the sync its own workers, apart from keep-alive's.
+   * Which jobs this worker process runs (comma-separated kinds of lib/jobs/kinds.ts: keep-alive,
+   * reconcile, sync, retention; default all). Lets a deployment give the sync its own workers, apart
+   * from keep-alive's.
    */
   WORKER_JOBS: z
     .string()
     .transform((value) => value.split(",").map((s) => s.trim()).filter(Boolean))
-    .pipe(z.array(z.enum(["keep-alive", "reconcile", "sync", "retention"])).min(1, "name at least one job"))
+    .pipe(z.array(z.enum(JOB_KIND_NAMES)).min(1, "name at least one job"))
     .optional(),
   /**
    * How long a per-install job may stay in a worker's hands before it counts as abandoned (its worker
    * was killed, its machine lost) and is retried by another worker: comma-separated `<job>=<seconds>`
-   * (keep-alive, reconcile, sync, retention; 1 s to 24 h, pg-boss's bound). A job not named keeps its
-   * queue's default (lib/jobs/queues.ts: 5, 5, 30 and 10 minutes). Shorter: a dead worker's job is
+   * (the kinds of lib/jobs/kinds.ts; 1 s to 24 h, pg-boss's bound). A job not named keeps its kind's
+   * default (expireInSeconds in lib/jobs/kinds.ts: 5, 5, 30 and 10 minutes). Shorter: a dead worker's job is
    * picked up sooner; but never shorter than the job can honestly take, or a slow job is run twice.
    * Read where a job is enqueued (lib/jobs/enqueue.ts, `expiryOf`), so give every process the same value.
    */
   JOB_EXPIRE_SECONDS: z
     .string()
     .transform((value, ctx) => {
-      const expiry: Partial<Record<"keep-alive" | "reconcile" | "sync" | "retention", number>> = {};
+      const expiry: Partial<Record<JobKind, number>> = {};
       for (const entry of value.split(",").map((s) => s.trim()).filter(Boolean)) {
-        const match = /^(keep-alive|reconcile|sync|retention)=(\d{1,5})$/.exec(entry);
+        const match = EXPIRY_ENTRY.exec(entry);
         const seconds = Number(match?.[2]);
         if (!match || seconds < 1 || seconds > 24 * 3600) {
-          ctx.addIssue({ code: "custom", message: "each entry must be `<keep-alive|reconcile|sync|retention>=<seconds, 1-86400>`, e.g. `keep-alive=300,sync=1800`" });
+          ctx.addIssue({ code: "custom", message: `each entry must be \`<${JOB_KIND_NAMES.join("|")}>=<seconds, 1-86400>\`, e.g. \`${JOB_KIND_NAMES[0]}=300\`` });
           return z.NEVER;
         }
-        expiry[match[1] as keyof typeof expiry] = seconds;
+        expiry[match[1] as JobKind] = seconds;
       }
       return expiry;
     })

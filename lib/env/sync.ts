@@ -14,7 +14,7 @@ export const syncShape = {
    */
   SYNC_FULL_PASS_INTERVAL_HOURS: z.coerce.number().min(0).max(24 * 30).default(24),
   /** Days an uninstalled operator's synced data is kept before it is deleted; 0 = at once. */
-  /** How often each active install is synced (the scheduled fan-out runs every 5 minutes; lib/jobs/queues.ts). */
+  /** How often each active install is synced (the scheduled fan-out runs every 5 minutes; lib/jobs/kinds.ts). */
   SYNC_INTERVAL_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(15),
   SYNC_RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
 };

@@ -1,10 +1,11 @@
-// The job engine's high half: the registry of job kinds, and what runs them. Each kind connects a
-// scheduled queue and its per-install queue (lib/jobs/queues.ts) to plain functions in this folder.
+// The job engine's high half: the work of each job kind, and what runs it. A kind's queues, schedule
+// and policy are declared in lib/jobs/kinds.ts; its work, the due query and the per-install function
+// (plain functions in this folder), is registered here, in JOB_WORK.
 //
 //   - the worker (scripts/worker.ts) runs the schedules (pg-boss cron, one sender however many
 //     workers run), the fan-outs, the per-install jobs and the alert deliveries (startWorkers);
-//   - a cron route on a serverless host (lib/jobs/cron-route.ts, app/api/cron/*) does one run by hand
-//     (runJobNow): the fan-out, then a bounded batch of the queued per-install jobs within a time limit.
+//   - a cron route on a serverless host (lib/jobs/cron-route.ts, app/api/cron/[job]) does one run by
+//     hand (runJobNow): the fan-out, then a bounded batch of the queued per-install jobs within a time limit.
 //
 // Only those two import this file. Everything else that needs a job only sends one, through
 // lib/jobs/enqueue.ts (the process's pg-boss, started as "app" or "worker"): the jobs registered
@@ -16,53 +17,31 @@ import type { Job, JobResult } from "pg-boss";
 import { logger } from "@/lib/log";
 import { deliverAlert } from "@/lib/alerts/deliver";
 import { traceJob } from "@/lib/telemetry";
-import { expiryOf, jobEngine, type InstallJobData, type JobKind } from "./enqueue";
+import { expiryOf, jobEngine, type InstallJobData } from "./enqueue";
 import { checkInstall, findInstallsDueForCheck } from "./install-check";
 import { findGrantsDueForKeepAlive, keepInstallAlive } from "./keep-alive";
-import { QUEUES } from "./queues";
+import { JOB_KIND_NAMES, JOB_KINDS, type JobKind } from "./kinds";
+import { ALERT_QUEUES } from "./queues";
 import { findInstallsDueForPurge, findInstallsDueForSync, purgeInstallJob, syncInstallJob } from "./sync-jobs";
 
-type KindDefinition = {
-  /** The scheduled queue whose job is the fan-out. */
-  fanOutQueue: string;
-  /** The per-install queue the fan-out fills. */
-  installQueue: string;
-  cause: InstallJobData["cause"];
+/** What a job kind does: the other half of its declaration in lib/jobs/kinds.ts. */
+export type JobWork = {
+  /** The installs due now (row ids): one indexed query, run by the fan-out. */
   findDue: (now: Date) => Promise<string[]>;
   /** One install's work: returns its outcome, or throws to have the job retried. */
   work: (installRowId: string) => Promise<string>;
 };
 
-export const JOB_KINDS: Record<JobKind, KindDefinition> = {
-  "keep-alive": {
-    fanOutQueue: QUEUES.keepAlive,
-    installQueue: QUEUES.keepAliveInstall,
-    cause: "keep-alive",
-    findDue: findGrantsDueForKeepAlive,
-    work: (installRowId) => keepInstallAlive(installRowId),
-  },
-  reconcile: {
-    fanOutQueue: QUEUES.reconcile,
-    installQueue: QUEUES.installCheck,
-    cause: "sweep",
-    findDue: findInstallsDueForCheck,
-    work: checkInstall,
-  },
-  sync: {
-    fanOutQueue: QUEUES.sync,
-    installQueue: QUEUES.syncInstall,
-    cause: "schedule",
-    findDue: findInstallsDueForSync,
-    work: syncInstallJob,
-  },
-  retention: {
-    fanOutQueue: QUEUES.retention,
-    installQueue: QUEUES.retentionInstall,
-    cause: "schedule",
-    findDue: findInstallsDueForPurge,
-    work: purgeInstallJob,
-  },
-};
+/**
+ * Each kind's work, keyed by the kinds of lib/jobs/kinds.ts: a kind declared there and missing here,
+ * or one here that is not declared there, fails `npm run typecheck`.
+ */
+export const JOB_WORK = {
+  "keep-alive": { findDue: findGrantsDueForKeepAlive, work: (installRowId) => keepInstallAlive(installRowId) },
+  reconcile: { findDue: findInstallsDueForCheck, work: checkInstall },
+  sync: { findDue: findInstallsDueForSync, work: syncInstallJob },
+  retention: { findDue: findInstallsDueForPurge, work: purgeInstallJob },
+} satisfies Record<JobKind, JobWork>;
 
 /** Per-install jobs inserted per statement by a fan-out: 10,000 installs take ten statements. */
 const FAN_OUT_CHUNK = 1_000;
@@ -74,8 +53,8 @@ const FAN_OUT_CHUNK = 1_000;
  */
 export async function fanOut(kind: JobKind, now = new Date()): Promise<{ due: number; enqueued: number }> {
   const boss = await jobEngine();
-  const { findDue, installQueue, cause } = JOB_KINDS[kind];
-  const due = await findDue(now);
+  const { installQueue, cause } = JOB_KINDS[kind];
+  const due = await JOB_WORK[kind].findDue(now);
   let enqueued = 0;
   for (let i = 0; i < due.length; i += FAN_OUT_CHUNK) {
     const jobs = due.slice(i, i + FAN_OUT_CHUNK).map((installRowId) => ({ data: { installRowId, cause } satisfies InstallJobData, singletonKey: installRowId, ...expiryOf(kind) }));
@@ -112,7 +91,7 @@ async function runInstallJobUntraced(kind: JobKind, job: Job<InstallJobData>, se
   }
   settings.onJobStart?.(kind, installRowId);
   try {
-    const outcome = await JOB_KINDS[kind].work(installRowId);
+    const outcome = await JOB_WORK[kind].work(installRowId);
     // Which process did it, for staff reading the job table (and the tests that two workers share the work).
     return { id: job.id, status: "completed", output: { outcome, host: hostname(), pid: process.pid }, outcome };
   } catch (error) {
@@ -132,7 +111,7 @@ export async function startWorkers(settings: JobSettings): Promise<void> {
   const boss = await jobEngine("worker");
   const lanes = settings.concurrency >= 2 ? 2 : 1;
   const batchSize = Math.max(1, Math.ceil(settings.concurrency / lanes));
-  for (const kind of settings.kinds ?? (Object.keys(JOB_KINDS) as JobKind[])) {
+  for (const kind of settings.kinds ?? JOB_KIND_NAMES) {
     const { fanOutQueue, installQueue } = JOB_KINDS[kind];
     await boss.work(fanOutQueue, { pollingIntervalSeconds: 2 }, async ([job]) =>
       traceJob({ queue: fanOutQueue, id: job?.id ?? "", attempt: (job?.retryCount ?? 0) + 1 }, async () => ({ outcome: "fanned-out", ...(await fanOut(kind)) })),
@@ -144,7 +123,7 @@ export async function startWorkers(settings: JobSettings): Promise<void> {
     );
   }
   // Every worker delivers alerts, whatever WORKER_JOBS says: they are few, and each is one POST.
-  await boss.work(QUEUES.alertDelivery, { batchSize: ALERT_BATCH, perJobResults: true, pollingIntervalSeconds: 2 }, async (jobs) => Promise.all(jobs.map(runAlertJob)));
+  await boss.work(ALERT_QUEUES.delivery, { batchSize: ALERT_BATCH, perJobResults: true, pollingIntervalSeconds: 2 }, async (jobs) => Promise.all(jobs.map(runAlertJob)));
 }
 
 // ----- alerts (lib/alerts/) --------------------------------------------------------------------
@@ -176,16 +155,16 @@ export async function deliverQueuedAlerts(options: { maxJobs: number; timeLimitM
       summary.more = true;
       break;
     }
-    const jobs = await boss.fetch(QUEUES.alertDelivery, { batchSize: Math.min(room, ALERT_BATCH) });
+    const jobs = await boss.fetch(ALERT_QUEUES.delivery, { batchSize: Math.min(room, ALERT_BATCH) });
     if (jobs.length === 0) break;
     for (const result of await Promise.all(jobs.map(runAlertJob))) {
       const attempt = jobs.find((job) => job.id === result.id)!;
       if (result.status === "completed") {
         summary.delivered += 1;
-        await boss.complete(QUEUES.alertDelivery, attempt, result.output);
+        await boss.complete(ALERT_QUEUES.delivery, attempt, result.output);
       } else {
         summary.failed += 1;
-        await boss.fail(QUEUES.alertDelivery, attempt, result.output);
+        await boss.fail(ALERT_QUEUES.delivery, attempt, result.output);
       }
     }
   }
@@ -197,7 +176,7 @@ export async function deliverQueuedAlerts(options: { maxJobs: number; timeLimitM
  * first keep-alive). Throttled to one per minute per job, so a fleet of workers starting together
  * asks once.
  */
-export async function requestScheduledRuns(kinds: readonly JobKind[] = Object.keys(JOB_KINDS) as JobKind[]): Promise<void> {
+export async function requestScheduledRuns(kinds: readonly JobKind[] = JOB_KIND_NAMES): Promise<void> {
   const boss = await jobEngine("worker");
   for (const { fanOutQueue } of kinds.map((kind) => JOB_KINDS[kind])) {
     await boss.send(fanOutQueue, null, { singletonKey: "on-start", singletonSeconds: 60 });

@@ -1,8 +1,8 @@
 // The job engine's low half: the process's pg-boss, and the jobs the rest of the app sends.
 //
-// This file sends; it never runs a job. What runs them, the registry of job kinds that connects
-// each queue to its plain function (lib/jobs/engine.ts), is imported only by the worker
-// (scripts/worker.ts) and the cron routes (lib/jobs/cron-route.ts, app/api/cron/*). Keeping the two
+// This file sends; it never runs a job. What runs them, the registry of each job kind's work
+// (lib/jobs/engine.ts, JOB_WORK), is imported only by the worker
+// (scripts/worker.ts) and the cron routes (lib/jobs/cron-route.ts, app/api/cron/[job]). Keeping the two
 // apart keeps the imports pointing one way: an alert raised by the install state machine
 // (lib/alerts/raise.ts), a webhook's follow-up (lib/webhooks/receive.ts), the redirect_uri's first
 // sync (lib/installs/connect.ts) and the staff console's "Sync now" (lib/admin/actions.ts) only send,
@@ -13,25 +13,24 @@
 // maintenance, a larger pool); the app as "app" when it first sends a job or a cron route is called
 // (no schedules, no maintenance, a small pool).
 //
-// Queues, policies, retries and cadences are declared in lib/jobs/queues.ts; `npm run db:migrate`
-// creates them (lib/jobs/schema.ts). Every process starts pg-boss with `migrate: false`.
+// Job kinds, their queues, retries and cadences are declared in lib/jobs/kinds.ts (the facts only, no
+// work: safe to import here); `npm run db:migrate` creates the queues (lib/jobs/queues.ts,
+// lib/jobs/schema.ts). Every process starts pg-boss with `migrate: false`.
 import "server-only";
 import { PgBoss, fromPrisma, type SendOptions } from "pg-boss";
 import type { Tx } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/log";
-import { QUEUES, JOB_SCHEMA } from "./queues";
-
-/** The kinds of scheduled job; lib/jobs/engine.ts (`JOB_KINDS`) says what each one runs. */
-export type JobKind = "keep-alive" | "reconcile" | "sync" | "retention";
+import { JOB_KINDS, type JobCause, type JobKind } from "./kinds";
+import { JOB_SCHEMA } from "./queues";
 
 /** What a per-install job carries: the install's row id (the singleton key too), and who asked. */
-export type InstallJobData = { installRowId: string; cause: "keep-alive" | "sweep" | "webhook" | "schedule" | "install" | "staff" };
+export type InstallJobData = { installRowId: string; cause: JobCause };
 
 /**
  * A per-install job's expiry, when JOB_EXPIRE_SECONDS sets one for its kind: how long a worker may hold
  * it before it counts as abandoned (the worker died) and is retried elsewhere. Otherwise the queue's
- * own default applies (lib/jobs/queues.ts). pg-boss copies the expiry onto each job as it is inserted.
+ * kind's default applies (expireInSeconds in lib/jobs/kinds.ts). pg-boss copies the expiry onto each job as it is inserted.
  */
 export function expiryOf(kind: JobKind): { expireInSeconds?: number } {
   const seconds = env().JOB_EXPIRE_SECONDS?.[kind];
@@ -114,7 +113,7 @@ export type FollowUp = { kind: "install-check"; installRowId: string };
 /** pg-boss's view of a follow-up: keyed per install, ahead of the sweep's jobs (priority 1). */
 function followUpJob(followUp: FollowUp): { queue: string; data: InstallJobData; options: SendOptions } {
   return {
-    queue: QUEUES.installCheck,
+    queue: JOB_KINDS.reconcile.installQueue,
     data: { installRowId: followUp.installRowId, cause: "webhook" },
     options: { singletonKey: followUp.installRowId, priority: 1, ...expiryOf("reconcile") },
   };
@@ -135,11 +134,11 @@ export async function enqueueFollowUp(tx: Tx, followUp: FollowUp): Promise<void>
 /**
  * A new install's first sync, right after its callback. Not in the callback's transaction: the
  * authorization code is spent by then, so a job engine that is away must not fail the install; the
- * scheduled sync picks the install up within minutes anyway (lib/jobs/queues.ts).
+ * scheduled sync picks the install up within minutes anyway (lib/jobs/kinds.ts).
  */
 export async function enqueueFirstSync(installRowId: string): Promise<void> {
   const boss = await jobEngine();
-  await boss.send(QUEUES.syncInstall, { installRowId, cause: "install" } satisfies InstallJobData, { singletonKey: installRowId, ...expiryOf("sync") });
+  await boss.send(JOB_KINDS.sync.installQueue, { installRowId, cause: "install" } satisfies InstallJobData, { singletonKey: installRowId, ...expiryOf("sync") });
 }
 
 export type SyncNowOutcome = { outcome: "queued" } | { outcome: "already_queued" | "running"; since: Date };
@@ -155,12 +154,12 @@ export type SyncNowOutcome = { outcome: "queued" } | { outcome: "already_queued"
 export async function enqueueSyncNow(tx: Tx, installRowId: string): Promise<SyncNowOutcome> {
   const boss = await jobEngine();
   const connection = { db: fromPrisma(tx as Parameters<typeof fromPrisma>[0]) };
-  const jobs = await boss.findJobs(QUEUES.syncInstall, { key: installRowId, ...connection });
+  const jobs = await boss.findJobs(JOB_KINDS.sync.installQueue, { key: installRowId, ...connection });
   const waiting = jobs.find((job) => job.state === "created" || job.state === "retry");
   if (waiting) return { outcome: "already_queued", since: waiting.createdOn };
   const running = jobs.find((job) => job.state === "active");
   if (running) return { outcome: "running", since: running.startedOn ?? running.createdOn };
-  const id = await boss.send(QUEUES.syncInstall, { installRowId, cause: "staff" } satisfies InstallJobData, {
+  const id = await boss.send(JOB_KINDS.sync.installQueue, { installRowId, cause: "staff" } satisfies InstallJobData, {
     singletonKey: installRowId,
     // Ahead of the scheduled runs, as a webhook follow-up is: someone is waiting for this one.
     priority: 1,

@@ -10,7 +10,7 @@
 //   - findInstallsDueForCheck: the sweep's fan-out query, on installs_status_last_reconciled_at_idx;
 //   - checkInstall: one install. Safe to run twice: reconciling is idempotent, and the probe claims
 //     its own interval. "unavailable" throws, so that the engine retries it with backoff.
-// Cadence, and why it serves 10,000 installs: lib/jobs/queues.ts (SCHEDULES).
+// Cadence, and why it serves 10,000 installs: lib/jobs/kinds.ts (JOB_KINDS).
 import "server-only";
 import { db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/client";

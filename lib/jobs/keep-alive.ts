@@ -11,7 +11,7 @@
 //   - keepInstallAlive: one install's refresh. Safe to run twice, or after someone else refreshed:
 //     it re-reads the grant and does nothing when it is no longer due, and the refresh coordinator
 //     (lib/oauth/refresh.ts) re-reads it again under the install's lock.
-// Cadence and horizon, and why they keep every grant alive: lib/jobs/queues.ts (SCHEDULES).
+// Cadence and horizon, and why they keep every grant alive: lib/jobs/kinds.ts (JOB_KINDS).
 import "server-only";
 import { db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/client";

@@ -9,13 +9,16 @@
 // "pending" until this has run (lib/health.ts).
 //
 // Queue settings are applied on every run (createQueue for a new queue, updateQueue for an existing
-// one), so changing a retry limit in lib/jobs/queues.ts takes effect at the next release.
+// one), so changing a retry limit in lib/jobs/kinds.ts or lib/jobs/queues.ts takes effect at the next
+// release. The schedules are made exactly the kinds' (lib/jobs/kinds.ts): a kind removed there has its
+// schedule removed here, or pg-boss would go on sending a job to a queue that nothing works. Its
+// queues are kept, with their jobs, for staff to read (docs/adding-a-feature.md).
 //
 // Not server-only on purpose: scripts/migrate.ts and the test stack run it outside Next.js.
 import { PgBoss } from "pg-boss";
 import { JOB_SCHEMA, QUEUE_DEFINITIONS, SCHEDULES } from "./queues";
 
-export type JobSchemaResult = { queues: string[]; schedules: string[] };
+export type JobSchemaResult = { queues: string[]; schedules: string[]; removedSchedules: string[] };
 
 export async function migrateJobSchema(connectionString: string, log: (line: string) => void = () => {}): Promise<JobSchemaResult> {
   const boss = new PgBoss({
@@ -53,8 +56,16 @@ export async function migrateJobSchema(connectionString: string, log: (line: str
       // tz UTC: the same instant on every machine. `missed: "once"`: after downtime, one catch-up run.
       await boss.schedule(queue, cron, null, { tz: "UTC", missed: "once" });
     }
+    const declared = new Set(SCHEDULES.map((s) => s.queue));
+    const removedSchedules: string[] = [];
+    for (const { name, key } of await boss.getSchedules()) {
+      if (declared.has(name)) continue;
+      await boss.unschedule(name, key);
+      removedSchedules.push(name);
+      log(`removed the schedule of ${name}: no job kind declares it (lib/jobs/kinds.ts)`);
+    }
     if (failure) throw failure;
-    return { queues: QUEUE_DEFINITIONS.map((q) => q.name), schedules: SCHEDULES.map((s) => `${s.queue} (${s.cron})`) };
+    return { queues: QUEUE_DEFINITIONS.map((q) => q.name), schedules: SCHEDULES.map((s) => `${s.queue} (${s.cron})`), removedSchedules };
   } finally {
     await boss.stop({ graceful: false });
   }

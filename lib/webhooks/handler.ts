@@ -1,6 +1,9 @@
 // What a webhook handler is: the types the receiver (./receive.ts) and the handlers (./handlers/)
 // share. They live here, apart from both, so that a handler never imports the receiver that imports
 // it (`npm run lint` refuses a circle of imports, type-only ones included: .dependency-cruiser.mjs).
+//
+// Each event the app acts on is one file in ./handlers/ that exports one `defineWebhookHandler(...)`,
+// listed once in ./handlers/index.ts; the receiver finds handlers only through that list.
 import type pg from "pg";
 import type { Tx } from "@/lib/db/client";
 import type { FollowUp } from "@/lib/jobs/enqueue";
@@ -22,3 +25,19 @@ export type DeliveryRecord = { dedupeKey: string; installId: number | null; deli
 /** "full": this state needs the full transaction; the statement recorded nothing. */
 export type FastPathOutcome = "processed" | "ignored" | "duplicate" | "full";
 export type FastPath = (client: Queryable, delivery: DeliveryRecord, envelope: WebhookEnvelope) => Promise<FastPathOutcome>;
+
+/**
+ * One webhook event the app acts on (contract §6 names the events): its `type` as the envelope
+ * carries it, the full-transaction handler, and optionally a one-statement `fastPath` for the states
+ * it can decide alone (the receiver falls back to `handle` when it answers "full").
+ */
+export type WebhookHandler = {
+  type: string;
+  handle: Handler;
+  fastPath?: FastPath;
+};
+
+/** Declares a handler; the identity function, so that each handler file reads the same way and is type-checked. */
+export function defineWebhookHandler(definition: WebhookHandler): WebhookHandler {
+  return definition;
+}

@@ -5,13 +5,14 @@
 //   4. the signed delivered_at, within a tolerance window;
 //   5. the delivery recorded under a unique key, in the same transaction as its effects, so a
 //      duplicate or a replay has no second effect;
-//   6. the handler for its event type (one file per event in ./handlers), whose follow-up work, if
-//      any, is enqueued as a job in that same transaction (durable: see HandlerResult in ./handler.ts).
+//   6. the handler for its event type (one file per event in ./handlers, listed in
+//      ./handlers/index.ts), whose follow-up work, if any, is enqueued as a job in that same
+//      transaction (durable: see HandlerResult in ./handler.ts).
 // Each outcome is a status code and a small JSON body with no secret in it. A delivery refused before
 // it could be recorded (steps 1, 2 and 4) is counted for the console's log (./rejections.ts).
 //
 // Step 5 and 6 take one round trip to the database in the common case: a handler may have a
-// one-statement version for the states it can decide alone (FAST_PATHS), run on the ingest's own
+// one-statement version for the states it can decide alone (its `fastPath`), run on the ingest's own
 // pool; any other state goes through the full transaction. A delivery that cannot be recorded
 // before its deadline (WEBHOOK_RECORD_DEADLINE_MS after arrival) is refused with nothing recorded.
 import "server-only";
@@ -25,28 +26,14 @@ import { logger } from "@/lib/log";
 import { recordWebhookRejection } from "@/lib/telemetry";
 import { InstallIdSchema, WebhookEnvelopeSchema, type WebhookEnvelope } from "./envelope";
 import { WebhookPayloadError } from "./errors";
-import type { DeliveryRecord, FastPath, FastPathOutcome, Handler, Queryable } from "./handler";
+import type { DeliveryRecord, FastPathOutcome, Queryable } from "./handler";
+import { webhookHandlerFor } from "./handlers";
 import { noteRejection } from "./rejections";
-import { handleInstallConfigUpdated } from "./handlers/install-config-updated";
-import { handleInstallCreated, recordInstallCreatedAtOnce } from "./handlers/install-created";
-import { handleInstallRevoked } from "./handlers/install-revoked";
 import { verifyWebhookSignature } from "./signature";
 
 export type WebhookResult = {
   status: number;
   body: { status: string; detail?: string };
-};
-
-const HANDLERS: Record<string, Handler> = {
-  "install.created": handleInstallCreated,
-  "install.revoked": handleInstallRevoked,
-  "install.config.updated": handleInstallConfigUpdated,
-};
-
-// One-statement versions of handlers, for the states they can decide alone. install.revoked and
-// install.config.updated come once per install or per change; their full transaction is kept.
-const FAST_PATHS: Record<string, FastPath> = {
-  "install.created": recordInstallCreatedAtOnce,
 };
 
 /** The full transaction's own limit, once started (its wait for a connection ends at the deadline). */
@@ -116,7 +103,7 @@ export async function receiveWebhook(
     return result(400, "stale_delivery");
   }
 
-  const handler = HANDLERS[envelope.type];
+  const handler = webhookHandlerFor(envelope.type);
   const delivery: DeliveryRecord = {
     dedupeKey: dedupeKeyFor(envelope, rawBody),
     installId: InstallIdSchema.safeParse(envelope.data.install_id).data ?? null,
@@ -125,7 +112,8 @@ export async function receiveWebhook(
   };
 
   // The common case: one statement, one round trip.
-  const fastPath = handler ? FAST_PATHS[envelope.type] : recordIgnoredAtOnce;
+  // An event type the app does not act on is recorded as ignored, in one statement too.
+  const fastPath = handler ? handler.fastPath : recordIgnoredAtOnce;
   if (fastPath && !options.fullPathOnly) {
     const outcome = await withConnectionBefore(deadline, (client) => fastPath(client, delivery, envelope)).catch((error: unknown) => {
       // A row committed while the statement waited for its lock: the statement was rolled back
@@ -160,7 +148,7 @@ export async function receiveWebhook(
       });
       if (count === 0) return { outcome: "duplicate" };
       if (!handler) return { outcome: "ignored" };
-      const handled = await handler(tx, envelope);
+      const handled = await handler.handle(tx, envelope);
       await tx.webhookDelivery.update({ where: { dedupeKey }, data: { detail: handled.detail } });
       if (handled.followUp) await enqueueFollowUp(tx, handled.followUp);
       return { outcome: "processed" };

@@ -18,7 +18,7 @@ async function installAndSync(page: Page, testInfo: TestInfo): Promise<void> {
   // No worker runs in the test stack: before a sync the Overview says the copy is being made.
   await expect(page.getByTestId("overview-copying")).toBeVisible();
   await attachScreenshot(page, testInfo, "overview-before-sync-1280.png");
-  // One run of the sync, as a platform scheduler starts it (app/api/cron/sync): in the app's own process.
+  // One run of the sync, as a platform scheduler starts it (/api/cron/sync, app/api/cron/[job]): in the app's own process.
   const response = await fetch(`${stack.appUrl}/api/cron/sync`, { method: "POST", headers: { Authorization: `Bearer ${requiredEnv("CRON_SECRET")}` } });
   expect(response.status).toBe(200);
   const [copied] = await sql<{ n: number }>("SELECT count(*)::int AS n FROM synced_charges");

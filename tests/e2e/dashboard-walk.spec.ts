@@ -51,7 +51,7 @@ test("every dashboard page, for two operators, at 1280 and 390 px: each sees onl
   const pages = new Map<number, Page>();
   for (const k of [a!, b!]) pages.set(k.operator.id, await signedInPage(browser, k.operator));
 
-  // One run of the sync for every install, as a platform scheduler starts it (app/api/cron/sync).
+  // One run of the sync for every install, as a platform scheduler starts it (/api/cron/sync, app/api/cron/[job]).
   const response = await fetch(`${stack.appUrl}/api/cron/sync`, { method: "POST", headers: { Authorization: `Bearer ${requiredEnv("CRON_SECRET")}` } });
   expect(response.status).toBe(200);
 

@@ -63,7 +63,8 @@ import { fetchInstallChargePoints, fetchInstallSummary } from "../../lib/install
 import { probeReauthorization } from "../../lib/installs/reauth";
 import { reconcileInstall } from "../../lib/installs/reconcile";
 import { deliverQueuedAlerts, fanOut, runJobNow, workQueuedJobs } from "../../lib/jobs/engine";
-import { stopJobEngine, type JobKind } from "../../lib/jobs/enqueue";
+import { stopJobEngine } from "../../lib/jobs/enqueue";
+import type { JobKind } from "../../lib/jobs/kinds";
 import { withAccessToken } from "../../lib/oauth/access";
 import { ensureOAuthConfiguration } from "../../lib/oauth/token-endpoint";
 import { reencryptAllGrants } from "../../lib/oauth/token-vault";

@@ -37,7 +37,7 @@ describe.each(AWAY)("discovery at refresh time, when the issuer %s", (_name, mak
 
     expect(resultOf(await runAppWorker(["dashboard-read", installRowId], env))).toEqual({ ok: false, reason: "unavailable" });
     expect(resultOf(await runAppWorker(["reconcile", installRowId], env))).toEqual({ outcome: "unavailable" });
-    // The job fails and is retried later with backoff (lib/jobs/queues.ts).
+    // The job fails and is retried later with backoff (lib/jobs/kinds.ts).
     expect(resultOf<{ outcomes: Record<string, number> }>(await runAppWorker(["keep-alive"], env)).outcomes).toEqual({ retrying: 1 });
     await sql("UPDATE installs SET status = 'NEEDS_REAUTH' WHERE id = $1", [installRowId]);
     expect(resultOf(await runAppWorker(["probe-reauth", installRowId], env))).toEqual({ outcome: "unavailable" });

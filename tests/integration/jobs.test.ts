@@ -8,6 +8,7 @@ import pg from "pg";
 import { PgBoss } from "pg-boss";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { InstallJobData } from "../../lib/jobs/enqueue";
+import { JOB_KIND_NAMES, JOB_KINDS } from "../../lib/jobs/kinds";
 import { migrateJobSchema } from "../../lib/jobs/schema";
 import { resultOf, runAppWorker, startAppWorker } from "../helpers/app-process";
 import { migratedScratchDatabase } from "../helpers/database";
@@ -102,7 +103,17 @@ describe("the job schema", () => {
 
       // What `npm run db:migrate` does after the Prisma migrations; twice is harmless.
       await migrateJobSchema(database.url);
-      await migrateJobSchema(database.url);
+      // A schedule no kind declares any more (a kind a fork removed) is removed by the next run.
+      const boss = new PgBoss({ connectionString: database.url, schema: "pgboss", max: 1, supervise: false, schedule: false, migrate: false, registerInstance: false });
+      await boss.start();
+      await boss.createQueue("usage-report");
+      await boss.schedule("usage-report", "15 4 * * *", null, { tz: "UTC" });
+      await boss.stop({ graceful: false });
+      expect((await migrateJobSchema(database.url)).removedSchedules).toEqual(["usage-report"]);
+      const client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+      const scheduled = await client.query<{ name: string }>("SELECT name FROM pgboss.schedule").finally(() => client.end());
+      expect(scheduled.rows.map((row) => row.name).sort()).toEqual(JOB_KIND_NAMES.map((kind) => JOB_KINDS[kind].fanOutQueue).sort());
       const after = resultOf<{ ready: boolean; checks: { migrations: string } }>(await runAppWorker(["ready"], { DATABASE_URL: database.url }));
       expect(after).toMatchObject({ ready: true, checks: { migrations: "ok" } });
     } finally {
@@ -178,6 +189,25 @@ describe("the cron routes (serverless hosts)", () => {
     expect(stranger.status).toBe(401);
     expect(await jobs("install-check")).toEqual([]);
   });
+
+  it("answer at /api/cron/<kind> for every kind, GET or POST; a path that names no kind is a 404 for the scheduler and a 401 for strangers", async () => {
+    const bearer = { Authorization: `Bearer ${process.env.CRON_SECRET}` };
+    // One URL per declared kind (the template's four are what docs/deploying.md schedules).
+    for (const kind of JOB_KIND_NAMES) {
+      for (const method of ["GET", "POST"]) {
+        const response = await fetch(`${stack.appUrl}/api/cron/${kind}`, { method, headers: bearer });
+        expect({ kind, method, status: response.status }).toEqual({ kind, method, status: 200 });
+        expect(await response.json()).toMatchObject({ job: kind, due: 0, worked: 0 });
+      }
+    }
+    // Names that are no kind, inherited names of every JavaScript object included.
+    for (const name of ["payments", "constructor", "__proto__", "toString", "keep-alive.install"]) {
+      const response = await fetch(`${stack.appUrl}/api/cron/${name}`, { method: "POST", headers: bearer });
+      expect({ name, status: response.status, body: await response.json() }).toEqual({ name, status: 404, body: { status: "unknown_job" } });
+      const stranger = await fetch(`${stack.appUrl}/api/cron/${name}`, { method: "POST" });
+      expect({ name, status: stranger.status }).toEqual({ name, status: 401 });
+    }
+  });
 });
 
 describe("retries", () => {
@@ -214,7 +244,7 @@ describe("retries", () => {
       }
     }
     expect((await worker.done).code).toBe(0);
-    // pg-boss's exponential backoff from 60 s, with jitter, capped at 30 minutes (lib/jobs/queues.ts):
+    // pg-boss's exponential backoff from 60 s, with jitter, capped at 30 minutes (lib/jobs/kinds.ts):
     // attempt n waits between 60 s × 2^n / 2 and 60 s × 2^n.
     delays.forEach((delay, i) => {
       const n = i + 1;
@@ -310,7 +340,7 @@ describe("a job held by a killed worker", () => {
       const [retried] = await until("the expired job to be retried", () => jobs("keep-alive.install"), (rows) => rows[0]?.state === "retry", 20_000);
       expect(Date.now() - killedAt).toBeLessThan(20_000);
       expect(retried).toMatchObject({ id: held!.id, output: { value: { message: "job timed out" } } });
-      // The retry's backoff (60 s and up, lib/jobs/queues.ts; the retries test measures it) is fast-forwarded.
+      // The retry's backoff (60 s and up, lib/jobs/kinds.ts; the retries test measures it) is fast-forwarded.
       await sql("UPDATE pgboss.job SET start_after = now() WHERE id = $1", [held!.id]);
       const [done] = await until("the second worker to finish it", () => jobs("keep-alive.install"), (rows) => rows[0]?.state === "completed", 15_000);
 

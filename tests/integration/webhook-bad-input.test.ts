@@ -130,6 +130,18 @@ describe("bad webhook deliveries", () => {
     expect(await sql("SELECT outcome, event_type FROM webhook_deliveries")).toEqual([{ outcome: "ignored", event_type: "install.renamed" }]);
     expect(await sql("SELECT id FROM installs")).toEqual([]);
   });
+
+  it("an event type named after what every object inherits (toString, __proto__, constructor) is recorded and ignored too", async () => {
+    const types = ["toString", "__proto__", "constructor", "hasOwnProperty"];
+    for (const type of types) {
+      const body = JSON.stringify(envelope({ type }));
+      const response = await deliver({ body, headers: { [HEADER]: sign(body) } });
+      expect({ type, status: response.status, body: await response.json() }).toEqual({ type, status: 200, body: { status: "ignored" } });
+    }
+    const recorded = await sql<{ outcome: string; event_type: string }>("SELECT outcome, event_type FROM webhook_deliveries");
+    expect(recorded.map((r) => `${r.event_type} ${r.outcome}`).sort()).toEqual(types.map((type) => `${type} ignored`).sort());
+    expect(await sql("SELECT id FROM installs")).toEqual([]);
+  });
 });
 
 describe("duplicates and replays", () => {

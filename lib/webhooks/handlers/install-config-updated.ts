@@ -9,7 +9,7 @@ import type { Tx } from "@/lib/db/client";
 import type { Prisma } from "@/lib/db/generated/client";
 import { InstallIdSchema, type WebhookEnvelope } from "../envelope";
 import { WebhookPayloadError } from "../errors";
-import type { HandlerResult } from "../handler";
+import { defineWebhookHandler, type HandlerResult } from "../handler";
 
 const InstallConfigUpdatedDataSchema = z.object({
   install_id: InstallIdSchema,
@@ -30,3 +30,6 @@ export async function handleInstallConfigUpdated(tx: Tx, envelope: WebhookEnvelo
   });
   return { detail: count === 1 ? `configuration of install ${installId} stored` : `install ${installId} unknown, revoked, or has a newer configuration` };
 }
+
+// No one-statement path: a configuration change comes once per change, so the full transaction is kept.
+export const installConfigUpdated = defineWebhookHandler({ type: "install.config.updated", handle: handleInstallConfigUpdated });

@@ -8,13 +8,14 @@
 // through both):
 //   - recordInstallCreatedAtOnce: the common case, one SQL statement, one round trip;
 //   - handleInstallCreated: the full transaction (lib/installs/register.ts) for everything else.
+// Both are declared at the end of this file, and listed in ./index.ts.
 import "server-only";
 import type { Tx } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { LIVE, installLockKey, recordInstall } from "@/lib/installs/register";
 import { InstallCreatedDataSchema, type WebhookEnvelope } from "../envelope";
 import { WebhookPayloadError } from "../errors";
-import type { DeliveryRecord, FastPathOutcome, HandlerResult, Queryable } from "../handler";
+import { defineWebhookHandler, type DeliveryRecord, type FastPathOutcome, type HandlerResult, type Queryable } from "../handler";
 
 export async function handleInstallCreated(tx: Tx, envelope: WebhookEnvelope): Promise<HandlerResult> {
   const data = InstallCreatedDataSchema.safeParse(envelope.data);
@@ -105,3 +106,9 @@ export async function recordInstallCreatedAtOnce(client: Queryable, delivery: De
   if (fresh || seenBefore) return "duplicate";
   return "full";
 }
+
+export const installCreated = defineWebhookHandler({
+  type: "install.created",
+  handle: handleInstallCreated,
+  fastPath: recordInstallCreatedAtOnce,
+});

@@ -13,7 +13,7 @@ import { recordRevokedInstall } from "@/lib/installs/register";
 import { transitionInstall } from "@/lib/installs/state";
 import { InstallCreatedDataSchema, type WebhookEnvelope } from "../envelope";
 import { WebhookPayloadError } from "../errors";
-import type { HandlerResult } from "../handler";
+import { defineWebhookHandler, type HandlerResult } from "../handler";
 
 // The contract does not show install.revoked's payload; the sandbox sends install.created's fields.
 const InstallRevokedDataSchema = InstallCreatedDataSchema.partial({ slug: true });
@@ -39,3 +39,6 @@ export async function handleInstallRevoked(tx: Tx, envelope: WebhookEnvelope): P
   const moved = await transitionInstall(tx, existing.id, "REVOKED", "webhook", "install.revoked");
   return { detail: moved ? `install ${installId} revoked` : `install ${installId} already revoked` };
 }
+
+// No one-statement path: a revocation comes once per install, so the full transaction is kept.
+export const installRevoked = defineWebhookHandler({ type: "install.revoked", handle: handleInstallRevoked });

@@ -236,9 +236,12 @@ describe("each action by a console operator", () => {
     const run = await fetch(`${stack.appUrl}/api/cron/sync`, { method: "POST", headers: { Authorization: `Bearer ${env("CRON_SECRET")}` } });
     expect(run.status).toBe(200);
     expect(await staffSyncJobs(install.installRowId)).toEqual([{ state: "completed" }]);
-    // One run per resource, all from this one job: teams skipped (its scope is not granted here), the rest completed.
+    // One run per registered resource (lib/sync/resources.ts), all from this one job: of the template's
+    // three, teams skipped (its scope is not granted here), the rest completed.
     const runs = await sql<{ resource: string; outcome: string }>("SELECT resource, outcome FROM sync_runs WHERE install_row_id = $1 ORDER BY resource", [install.installRowId]);
-    expect(runs).toEqual([
+    const { SYNCED_RESOURCES } = await import("@/lib/sync/resources");
+    expect(runs.map((r) => r.resource)).toEqual(SYNCED_RESOURCES.map((r) => r.name as string).sort());
+    expect(runs.filter((r) => ["teams", "charge_points", "charges"].includes(r.resource))).toEqual([
       { resource: "charge_points", outcome: "completed" },
       { resource: "charges", outcome: "completed" },
       { resource: "teams", outcome: "skipped" },

@@ -44,41 +44,46 @@ describe("the names of a new resource", () => {
   });
 });
 
+// A name no fork is likely to have generated: the tests must pass in a fork that added its own resources.
+const NAME = "sample-widgets";
+
 describe("npm run new:resource", () => {
   it("writes the resource's files, a migration after the last one, and one line in each registry and the shipped scopes", async () => {
     const root = scratchCopy();
     const before = (file: string) => readFileSync(path.join(ROOT, file), "utf8");
     const after = (file: string) => readFileSync(path.join(root, file), "utf8");
-    await generate(root, "tariffs");
+    await generate(root, NAME);
 
-    for (const file of ["sandbox/lists/tariffs.ts", "lib/sync/tariffs.ts", "lib/dashboard/tariffs.ts", "app/dashboard/tariffs/page.tsx", "app/dashboard/tariffs/loading.tsx", "app/dashboard/tariffs/error.tsx", "app/dashboard/tariffs/_tests/tariffs.test.ts", "app/dashboard/tariffs/_tests/tariffs.spec.ts", "tests/sandbox/tariffs.test.ts"]) {
+    for (const file of [`sandbox/lists/${NAME}.ts`, `lib/sync/${NAME}.ts`, `lib/dashboard/${NAME}.ts`, `app/dashboard/${NAME}/page.tsx`, `app/dashboard/${NAME}/loading.tsx`, `app/dashboard/${NAME}/error.tsx`, `app/dashboard/${NAME}/_tests/${NAME}.test.ts`, `app/dashboard/${NAME}/_tests/${NAME}.spec.ts`, `tests/sandbox/${NAME}.test.ts`]) {
       expect(existsSync(path.join(root, file)), file).toBe(true);
       expect(after(file), file).not.toMatch(/__[A-Za-z]+__/);
     }
     const migrations = readdirSync(path.join(root, "prisma/migrations")).filter((name) => /^\d{14}_/.test(name)).sort();
-    expect(migrations.at(-1)).toMatch(/^\d{14}_tariffs$/);
-    expect(after(`prisma/migrations/${migrations.at(-1)}/migration.sql`)).toContain('CREATE TABLE "synced_tariffs"');
-    expect(after("prisma/schema.prisma")).toMatch(/^model SyncedTariff \{[\s\S]*@@map\("synced_tariffs"\)/m);
-    expect(after("prisma/schema.prisma")).toMatch(/^ {2}syncedTariffs SyncedTariff\[\]$/m);
+    expect(migrations.at(-1)).toMatch(/^\d{14}_sample_widgets$/);
+    expect(after(`prisma/migrations/${migrations.at(-1)}/migration.sql`)).toContain('CREATE TABLE "synced_sample_widgets"');
+    expect(after("prisma/schema.prisma")).toMatch(/^model SyncedSampleWidget \{[\s\S]*@@map\("synced_sample_widgets"\)/m);
+    expect(after("prisma/schema.prisma")).toMatch(/^ {2}syncedSampleWidgets SyncedSampleWidget\[\]$/m);
 
     // Each registry: its entries as before, plus the new one, and its import.
     const lineDiff = (file: string) => {
       const old = new Set(before(file).split("\n"));
       return after(file).split("\n").filter((line) => !old.has(line));
     };
-    expect(after("lib/sync/resources.ts")).toMatch(/const REGISTERED = \[teams, chargePoints, charges, tariffs\] as const;/);
-    expect(lineDiff("lib/sync/resources.ts")).toEqual(['import { tariffs } from "./tariffs";', "const REGISTERED = [teams, chargePoints, charges, tariffs] as const;"]);
-    expect(lineDiff("app/dashboard/sections.ts")).toEqual(['  { href: "/dashboard/tariffs", label: "Tariffs" },']);
-    expect(lineDiff("sandbox/lists/index.ts")).toEqual(['import { tariffs } from "./tariffs.js";', "export const EXTRA_LISTS: readonly ExtraList[] = [tariffs];"]);
-    expect(after("scripts/lib/local-env.ts")).toMatch(/APP_REQUESTED_SCOPES: "[^"]* tariffs:read"/);
-    expect(after(".env.example")).toMatch(/^APP_REQUESTED_SCOPES=.* tariffs:read$/m);
+    // The registry's array keeps its entries and ends with the new one (one line, however many it had).
+    const registered = (text: string) => /^const REGISTERED = \[(.*)\] as const;$/m.exec(text)![1]!;
+    expect(registered(after("lib/sync/resources.ts"))).toBe(`${registered(before("lib/sync/resources.ts"))}, sampleWidgets`);
+    expect(lineDiff("lib/sync/resources.ts")).toEqual(['import { sampleWidgets } from "./sample-widgets";', expect.stringMatching(/^const REGISTERED = /)]);
+    expect(lineDiff("app/dashboard/sections.ts")).toEqual(['  { href: "/dashboard/sample-widgets", label: "Sample widgets" },']);
+    expect(lineDiff("sandbox/lists/index.ts")).toEqual(['import { sampleWidgets } from "./sample-widgets.js";', expect.stringMatching(/^export const EXTRA_LISTS: readonly ExtraList\[\] = \[(.+, )?sampleWidgets\];$/)]);
+    expect(after("scripts/lib/local-env.ts")).toMatch(/APP_REQUESTED_SCOPES: "[^"]* sample-widgets:read"/);
+    expect(after(".env.example")).toMatch(/^APP_REQUESTED_SCOPES=.* sample-widgets:read$/m);
   });
 
   it("refuses a name it has written before, writing nothing, and a bad name with the reason and exit code 2", async () => {
     const root = scratchCopy();
-    await generate(root, "tariffs");
+    await generate(root, NAME);
     const registry = readFileSync(path.join(root, "lib/sync/resources.ts"), "utf8");
-    await expect(generate(root, "tariffs")).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining("exists already") });
+    await expect(generate(root, NAME)).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining("exists already") });
     expect(readFileSync(path.join(root, "lib/sync/resources.ts"), "utf8")).toBe(registry);
     await expect(generate(root, "Tariffs")).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining("kebab-case") });
   });

@@ -1,9 +1,13 @@
 // Playwright end-to-end tests, in a real Chromium, against the stack `npm test` starts.
 //
 // `npm test` finds the browser before anything starts (scripts/lib/browser.ts: Playwright's own
-// Chromium when installed, else the system's, e.g. Debian's `chromium`, which .ci/run installs) and
-// passes it as CHROMIUM_PATH. Run directly, Playwright uses CHROMIUM_PATH or its own browser.
+// Chromium when installed, else the system's, else on Linux x64 the one the devDependency
+// @sparticuz/chromium carries) and passes it as CHROMIUM_PATH. Run directly, Playwright uses
+// CHROMIUM_PATH or its own browser.
 import { defineConfig } from "@playwright/test";
+import { registryChromiumEnv } from "./scripts/lib/registry-chromium";
+
+const executablePath = process.env.CHROMIUM_PATH || undefined;
 
 export default defineConfig({
   // tests/e2e/, and each dashboard section's own tests in its folder (app/dashboard/<section>/_tests/),
@@ -24,7 +28,9 @@ export default defineConfig({
     trace: "retain-on-failure",
     screenshot: "only-on-failure",
     launchOptions: {
-      executablePath: process.env.CHROMIUM_PATH || undefined,
+      executablePath,
+      // The registry's Chromium brings its own shared libraries and font (scripts/lib/registry-chromium.ts).
+      env: registryChromiumEnv(executablePath),
       // Chromium's own background traffic is refused on closed networks and slows every start.
       args: [
         "--no-sandbox",

@@ -9,21 +9,13 @@
 //   "one place to change") is still in that file;
 // - every `npm run <script>` names a script in package.json, and `npm test -- <part>` a part
 //   scripts/test.ts knows.
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+// That every Mermaid diagram parses is checked in a browser: tests/e2e/docs-mermaid.spec.ts.
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { projectDocs, root } from "../helpers/markdown";
 
-const root = resolve(__dirname, "../..");
-/** Folders that hold no docs of the project (dependencies, build output, local state, test output). */
-const SKIPPED = new Set(["node_modules", ".git", ".data", "test-results", "playwright-report", "coverage"]);
 const PROJECT_FOLDERS = ["app", "lib", "sandbox", "scripts", "tests", "prisma", "docs", "public", ".ci", ".github"];
-
-function markdownFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    if (entry.isDirectory()) return SKIPPED.has(entry.name) || entry.name.startsWith(".next") ? [] : markdownFiles(join(dir, entry.name));
-    return entry.name.endsWith(".md") ? [join(dir, entry.name)] : [];
-  });
-}
 
 /** GitHub's heading anchors: lower case, punctuation dropped (but `-` and `_`), spaces to `-`. */
 function anchorsOf(markdown: string): Set<string> {
@@ -43,7 +35,7 @@ function anchorsOf(markdown: string): Set<string> {
   return anchors;
 }
 
-const docs = markdownFiles(root).map((file) => ({ file, name: relative(root, file), text: readFileSync(file, "utf8") }));
+const docs = projectDocs();
 const scripts = Object.keys((JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts);
 
 describe("the docs", () => {

@@ -63,6 +63,7 @@ describe("before the first sync", () => {
     const sessions = await visit("/dashboard/sessions", install.sessionCookie);
     expect(sessions.status).toBe(200);
     expect(sessions.html).toContain('data-reason="being_copied"');
+    expect(sessions.html).toContain('data-testid="refresh-while-copying"'); // the page updates itself until the copy is complete
     expect((await visit("/dashboard/sessions/export", install.sessionCookie)).status).toBe(409);
   });
 

@@ -7,6 +7,10 @@
 // Time moves in whole hours ("slots") counted from the anchor: slot k covers [anchor + k h, anchor + (k + 1) h) and
 // shows once it is over. So a test that moves the clock by n hours (plus the seconds it takes to run) sees exactly n
 // slots; the wall clock adds one only after a real hour.
+//
+// How many charges a slot brings follows a day's shape (README decision 61): few at night, a morning and an evening
+// peak, by the slot's UTC hour, averaging `chargesPerHour` over a day. Moving the clock a day spreads that day's
+// charges over its 24 hours as a charging network's day looks, not as one flat block.
 import { CHARGE_STOP_REASONS, CP_STATES, createPrng, DEFAULT_SEED, iso, pick, round } from "./seed.js";
 import type { Charge, ChargePoint, OperatorData } from "./seed.js";
 
@@ -16,6 +20,40 @@ export const MAX_LIVE_CHARGES = 100_000;
 /** The chance that a charge point changes state in a slot. */
 const STATE_CHANGE_CHANCE = 0.08;
 const MAX_CHARGE_MS = 4 * LIVE_SLOT_MS;
+
+/**
+ * The relative number of charges started in each UTC hour of a day (public charging: quiet at night, a morning peak as
+ * people arrive at work, a larger evening one as they come home). Normalised so the day's mean is 1.
+ */
+const HOURLY_SHAPE: readonly number[] = (() => {
+  const raw = [0.2, 0.15, 0.1, 0.1, 0.15, 0.3, 0.6, 1.1, 1.6, 1.5, 1.2, 1.2, 1.3, 1.2, 1.1, 1.2, 1.5, 1.8, 1.7, 1.4, 1.0, 0.7, 0.5, 0.3];
+  const mean = raw.reduce((a, b) => a + b, 0) / raw.length;
+  return raw.map((w) => w / mean);
+})();
+
+/** Ids reserved per slot: more than any slot can bring, so ids stay in start order whatever each slot's count. */
+function idsPerSlot(setting: LiveSetting): number {
+  return Math.ceil(setting.chargesPerHour * Math.max(...HOURLY_SHAPE)) + 1;
+}
+
+/**
+ * How many charges slot k brings: `chargesPerHour` times the shape of the slot's UTC hour, the fraction rounded up or
+ * down by the slot's own PRNG (so a rate of 2 still gives 0 at 3 am on some nights and 1 on others). Exported so a test
+ * can predict counts without knowing at which hour of the day the anchor fell.
+ */
+export function chargesInSlot(operatorId: number, setting: LiveSetting, slot: number): number {
+  const hour = new Date(setting.anchorMs + slot * LIVE_SLOT_MS).getUTCHours();
+  const expected = setting.chargesPerHour * HOURLY_SHAPE[hour]!;
+  const whole = Math.floor(expected);
+  return whole + (streamFor(operatorId, slot, -1)() < expected - whole ? 1 : 0);
+}
+
+/** The number of live charges after `slots` slots (the sum of chargesInSlot). */
+export function liveChargeCount(operatorId: number, setting: LiveSetting, slots: number): number {
+  let total = 0;
+  for (let slot = 0; slot < slots; slot += 1) total += chargesInSlot(operatorId, setting, slot);
+  return total;
+}
 
 export interface LiveSetting {
   enabled: boolean;
@@ -27,7 +65,8 @@ export interface LiveSetting {
 export function slotsElapsed(setting: LiveSetting, nowMs: number): number {
   if (!setting.enabled || setting.chargesPerHour === 0) return 0;
   const slots = Math.max(0, Math.floor((nowMs - setting.anchorMs) / LIVE_SLOT_MS));
-  return Math.min(slots, Math.floor(MAX_LIVE_CHARGES / setting.chargesPerHour));
+  // The bound on live charges, counted at the busiest hour's rate so it holds whatever the shape gives.
+  return Math.min(slots, Math.floor(MAX_LIVE_CHARGES / (idsPerSlot(setting) - 1)));
 }
 
 /** A PRNG for one (operator, slot, item): random access into the stream, so no slot depends on another. */
@@ -52,14 +91,14 @@ function planSlot(base: OperatorData, setting: LiveSetting, slot: number): Plann
   if (base.chargePoints.length === 0) return [];
   const random = streamFor(base.operator.id, slot);
   const slotStart = setting.anchorMs + slot * LIVE_SLOT_MS;
-  const offsets = Array.from({ length: setting.chargesPerHour }, () => Math.floor(random() * LIVE_SLOT_MS));
+  const offsets = Array.from({ length: chargesInSlot(base.operator.id, setting, slot) }, () => Math.floor(random() * LIVE_SLOT_MS));
   offsets.sort((a, b) => a - b);
   return offsets.map((offset, j) => {
     const chargePoint = pick(random, base.chargePoints);
     const durationMs = 15 * 60 * 1000 + Math.floor(random() * (MAX_CHARGE_MS - 15 * 60 * 1000));
     const kw = Math.min(chargePoint.maxKw, 50) * (0.5 + random() * 0.4);
     return {
-      id: base.profile.ids.liveCharge + slot * setting.chargesPerHour + j + 1,
+      id: base.profile.ids.liveCharge + slot * idsPerSlot(setting) + j + 1,
       chargePoint,
       startedMs: slotStart + offset,
       endMs: slotStart + offset + durationMs,

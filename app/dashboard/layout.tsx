@@ -1,5 +1,6 @@
 // Every dashboard page: the signed-in operator's install and its state. Pages below render only for
-// an operator with a session and an ACTIVE install; in any other state the panel alone says what
+// an operator with a session and an install whose local copy is shown (showsLocalCopy: ACTIVE, or
+// read-only while re-authorization is pending); in any other state the panel alone says what
 // happened and where to go, and no section (nor its nav) is offered, since none could show anything.
 //
 // A revoked install's local copy is NOT shown here, although it is kept for SYNC_RETENTION_DAYS
@@ -8,7 +9,8 @@
 import { SignOutButton } from "@/app/components/sign-out-button";
 import { currentOperator } from "@/lib/auth/operator-session";
 import { env } from "@/lib/env";
-import { loadDashboardInstall } from "@/lib/installs/dashboard";
+import { loadDashboardInstall, showsLocalCopy } from "@/lib/installs/dashboard";
+import { ReadOnlyNotice } from "./_components/read-only-notice";
 import { InstallStatusPanel, PortalLink } from "./install-status";
 import { DashboardNav } from "./nav";
 
@@ -45,9 +47,10 @@ export default async function DashboardLayout({ children }: { children: React.Re
     <div className="space-y-6">
       {signOut}
       <InstallStatusPanel install={install} portalUrl={portalUrl} />
-      {install.status === "ACTIVE" ? (
+      {showsLocalCopy(install.status) ? (
         <>
           <DashboardNav />
+          <ReadOnlyNotice install={install} />
           {children}
         </>
       ) : null}

@@ -136,7 +136,8 @@ export async function listChargePoints(installRowId: string, query: ChargePointQ
 
 export type FilterOptions = {
   states: string[];
-  sites: string[];
+  /** The install's sites, each with the words siteLabel gives it. */
+  sites: { id: string; label: string }[];
   /** Teams the install's charge points belong to; the name when the copy of teams has it (teams:read granted). */
   teams: { id: string; name: string | null }[];
   /** Whether the install has any charge point at all: "No charge points" rather than "none match". */
@@ -157,7 +158,41 @@ export async function loadFilterOptions(installRowId: string): Promise<FilterOpt
   const teams = ids
     .map((id) => ({ id, name: names.get(id) ?? null }))
     .sort((a, b) => (a.name ?? `\uffff${a.id}`).localeCompare(b.name ?? `\uffff${b.id}`));
-  return { states: states.map((s) => s.state!), sites: sites.map((s) => s.siteId!), teams, any: first !== null };
+  const siteIds = sites.map((s) => s.siteId!);
+  const labels = await siteLabels(installRowId, siteIds);
+  return { states: states.map((s) => s.state!), sites: siteIds.map((id) => ({ id, label: labels.get(id) ?? siteLabel(id, null) })), teams, any: first !== null };
+}
+
+/**
+ * A site in words. The API has no site resource and gives a site no name (public-facts.md: a charge
+ * point has only `siteId`), but its charge points carry addresses: a site is named by the address
+ * most of its charge points give, with the id kept for the operator's own records (A133). "Site
+ * <id>" only when none of them gives an address.
+ */
+export function siteLabel(siteId: string, place: { address: string; others: number } | null): string {
+  if (!place) return `Site ${siteId}`;
+  const more = place.others > 0 ? ` and ${place.others} other address${place.others > 1 ? "es" : ""}` : "";
+  return `${place.address}${more} (site ${siteId})`;
+}
+
+/**
+ * Each site's label from its charge points' addresses: one GROUP BY over the install's rows (a few
+ * hundred at most), the most common address first (ties by text, so the label does not change
+ * between visits).
+ */
+export async function siteLabels(installRowId: string, siteIds: readonly string[]): Promise<Map<string, string>> {
+  if (siteIds.length === 0) return new Map();
+  const rows = await db().$queryRaw<{ site_id: string; address: string; addresses: number }[]>`
+    SELECT DISTINCT ON (site_id) site_id, address, (count(*) OVER (PARTITION BY site_id))::int AS addresses
+    FROM (
+      SELECT site_id, coalesce(address_label, city) AS address, count(*) AS n
+      FROM synced_charge_points
+      WHERE install_row_id = ${installRowId}::uuid AND deleted_at IS NULL
+        AND site_id = ANY(${[...siteIds]}::text[]) AND coalesce(address_label, city) IS NOT NULL
+      GROUP BY site_id, coalesce(address_label, city)
+    ) AS per_address
+    ORDER BY site_id, n DESC, address`;
+  return new Map(rows.map((r) => [r.site_id, siteLabel(r.site_id, { address: r.address, others: r.addresses - 1 })]));
 }
 
 /** Team names from the copy of teams (empty when teams:read was not granted: the pages then show the team's id). */
@@ -185,6 +220,8 @@ const DetailRawSchema = z.object({
 
 export type ChargePointDetail = ChargePointListItem & {
   teamName: string | null;
+  /** The site in words (siteLabel), or null for a charge point without a site. */
+  siteLabel: string | null;
   isActive: boolean | null;
   country: string | null;
   address1: string | null;
@@ -210,10 +247,14 @@ export async function loadChargePoint(installRowId: string, id: string): Promise
   const { isActive, country, latitude, longitude, connectors, raw, ...listed } = row;
   const extra = DetailRawSchema.safeParse(raw);
   const lastConnectedAt = extra.success && extra.data.lastConnectedAt ? new Date(extra.data.lastConnectedAt) : null;
-  const names = row.teamId ? await teamNames(installRowId, [row.teamId]) : new Map<string, string>();
+  const [names, sites] = await Promise.all([
+    row.teamId ? teamNames(installRowId, [row.teamId]) : new Map<string, string>(),
+    row.siteId ? siteLabels(installRowId, [row.siteId]) : new Map<string, string>(),
+  ]);
   return {
     ...toItem(listed),
     teamName: row.teamId ? (names.get(row.teamId) ?? null) : null,
+    siteLabel: row.siteId ? (sites.get(row.siteId) ?? siteLabel(row.siteId, null)) : null,
     isActive,
     country,
     latitude,

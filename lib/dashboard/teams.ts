@@ -21,7 +21,19 @@ export const TEAMS_WRITE_SCOPE = "teams:write";
 /** Teams per operator are few (public-facts.md); the bound only keeps one odd operator from filling a page. */
 const MAX_TEAMS_SHOWN = 500;
 
-export type TeamListItem = { id: string; name: string | null; type: string | null; updatedAt: Date };
+/** `updatedAt`: when the team last changed AT THE SERVICE (its record's `updatedAt`), null when not given. */
+export type TeamListItem = { id: string; name: string | null; type: string | null; updatedAt: Date | null };
+
+/**
+ * The team's own `updatedAt` (public-facts.md "Team"), from the record as the service sent it. The
+ * copy's `updated_at` column is when the APP's copy last changed (a sync's date), which is not what
+ * an operator means by "changed", so it is never shown as the team's date (A133).
+ */
+const TeamDatesSchema = z.object({ updatedAt: z.iso.datetime({ offset: true }) });
+export function teamChangedAt(raw: unknown): Date | null {
+  const parsed = TeamDatesSchema.safeParse(raw);
+  return parsed.success ? new Date(parsed.data.updatedAt) : null;
+}
 
 /**
  * Whether this install may rename teams:
@@ -57,7 +69,7 @@ export async function loadTeams(install: Pick<InstallSummary, "id" | "grantedSco
     // Primary key (install_row_id, external_id) prefix: an index read of this install's rows only.
     db().syncedTeam.findMany({
       where: { installRowId: install.id, deletedAt: null },
-      select: { externalId: true, name: true, type: true, updatedAt: true },
+      select: { externalId: true, name: true, type: true, raw: true },
       orderBy: [{ name: "asc" }, { externalId: "asc" }],
       take: MAX_TEAMS_SHOWN,
     }),
@@ -65,7 +77,7 @@ export async function loadTeams(install: Pick<InstallSummary, "id" | "grantedSco
   return {
     readable: grantsTeamsRead(install.grantedScopes),
     freshness: freshness.teams,
-    teams: rows.map((row) => ({ id: row.externalId, name: row.name, type: row.type, updatedAt: row.updatedAt })),
+    teams: rows.map((row) => ({ id: row.externalId, name: row.name, type: row.type, updatedAt: teamChangedAt(row.raw) })),
     write: teamsWriteState(install.grantedScopes),
   };
 }

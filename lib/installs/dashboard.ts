@@ -7,6 +7,7 @@ import { logger } from "@/lib/log";
 import { withAccessToken } from "@/lib/oauth/access";
 import { TokenCircuitOpenError } from "@/lib/oauth/circuit";
 import { NoUsableTokenError, TokenRefreshUnavailableError } from "@/lib/oauth/errors";
+import { isServiceUrl } from "@/lib/partner-api/service-origins";
 import { reconcileOnVisit } from "./reconcile";
 import { REFRESH_ANSWER_LOST } from "./state";
 import { sharedRead } from "@/lib/partner-api/shared-read";
@@ -43,6 +44,18 @@ export type InstallSummary = {
 };
 
 /**
+ * Whether the dashboard shows the install's local copy (lib/sync). ACTIVE: yes, and it keeps moving.
+ * NEEDS_REAUTH: yes, read-only. Contract §7 says to stop calling the API for the install, which the
+ * app does (no sync, no live read, no write), but the copy it already holds is the operator's own
+ * data, and the banner promises it is kept: hiding it would punish the operator for the app owner's
+ * change (A132). A lost install (REINSTALL_NEEDED) or a revoked one shows nothing: the app has no
+ * working grant, and a revoked install's operator withdrew consent (app/dashboard/layout.tsx).
+ */
+export function showsLocalCopy(status: InstallSummary["status"]): boolean {
+  return status === "ACTIVE" || status === "NEEDS_REAUTH";
+}
+
+/**
  * The install as a dashboard request sees it: reconciled with the API first when due
  * (lib/installs/reconcile.ts), then read. `cache` makes the layout and the page of one request
  * share one call, so the page never renders a state the layout has just changed.
@@ -55,8 +68,24 @@ export const loadDashboardInstall = cache(async (installRowId: string): Promise<
   const install = await fetchInstallSummary(installRowId);
   if (!install) return null;
   // Webhooks may be lost (contract §6): check the install against the API now and then on a visit.
-  return (await reconcileOnVisit(install)) ? fetchInstallSummary(installRowId) : install;
+  const checked = await reconcileOnVisit(install, { fromService: await visitFromService() });
+  return checked ? fetchInstallSummary(installRowId) : install;
 });
+
+/**
+ * Whether this page load comes straight from one of the service's own pages: the browser's Referer
+ * (the origin only, by the default referrer policy) is a service origin (REAUTH_URL_ORIGINS). That is
+ * how the operator arrives after approving at reauth_url (docs/flow.md section 4: the service sends
+ * them back to /dashboard, with no code and no marker). A hint, not a proof: anyone can send any
+ * Referer, and all it can do is make the re-consent probe due sooner, still at most once per
+ * REAUTH_ASKED_PROBE_INTERVAL_MS (lib/installs/reauth.ts), so it costs nothing a stranger could use.
+ */
+async function visitFromService(): Promise<boolean> {
+  // Loaded here, not at the top: this module also runs outside Next.js (jobs, the test worker).
+  const { headers } = await import("next/headers");
+  const referer = (await headers()).get("referer");
+  return referer !== null && referer.length <= 2048 && isServiceUrl(referer);
+}
 
 export async function fetchInstallSummary(installRowId: string): Promise<InstallSummary | null> {
   const install = await db().install.findUnique({
@@ -142,8 +171,8 @@ async function readForInstall<T>(
  * install is not ACTIVE, so no page calls the API (readForInstall's first line).
  *
  * Any dashboard code that calls the API while rendering (not only readForInstall) calls this after
- * a failed call. Always to /dashboard: for an install that is not ACTIVE, every section shows the
- * same panel and nothing else, and a server component is not told its own path.
+ * a failed call. Always to /dashboard: the Overview shows any state's panel (and, while
+ * re-authorization is pending, the copy read-only), and a server component is not told its own path.
  */
 export async function restartIfInstallLeftActive(installRowId: string): Promise<void> {
   let current;

@@ -6,8 +6,12 @@
 // How the flag clears: the app cannot be told (no webhook is stated for it), so it asks, with one
 // `GET /consumers/me`, only when the answer can have changed and someone may care:
 //   - the operator left for reauth_url through the banner's button: their next visit probes;
-//   - the operator opens the app: at most once per REAUTH_VISIT_PROBE_INTERVAL_MS, because they
-//     may have re-consented from the portal or a support link without the app's button;
+//   - the operator opens the app: at most once per visitProbeInterval (every minute while the flag
+//     is younger than an hour, when a re-consent is most likely, then every 10 minutes), because
+//     they may have re-consented from the portal or a support link without the app's button;
+//   - the operator arrives from one of the service's pages (the way back from reauth_url lands on
+//     /dashboard with no marker but the browser's Referer): as if they had said "I've already
+//     approved it" (A131);
 //   - the operator says "I've already approved it" on the banner, or staff select "Check now": at
 //     once (at most once per REAUTH_ASKED_PROBE_INTERVAL_MS for the operator's button);
 //   - nobody looks: the reconcile sweep probes at most once per REAUTH_SWEEP_PROBE_INTERVAL_MS, so
@@ -74,6 +78,20 @@ export type ReauthProbeOutcome = "cleared" | "still_flagged" | "not_due" | "unav
 export const REAUTH_VISIT_PROBE_INTERVAL_MS = 10 * 60 * 1000;
 /** The operator's "I've already approved it" button probes at most this often. */
 export const REAUTH_ASKED_PROBE_INTERVAL_MS = 30 * 1000;
+/** While the flag is younger than this, a visit probes at most every REAUTH_YOUNG_VISIT_PROBE_INTERVAL_MS. */
+export const REAUTH_YOUNG_FLAG_MS = 60 * 60 * 1000;
+export const REAUTH_YOUNG_VISIT_PROBE_INTERVAL_MS = 60 * 1000;
+
+/**
+ * How long a visit waits between probes of a flagged install. The operator most often re-consents
+ * soon after the flag (the app owner just widened the scopes and told them, or the banner did), so a
+ * young flag is probed every minute: at most 60 calls in its first hour, only while someone keeps
+ * visiting, against a budget of 1,000 a minute (contract §8). After that, every 10 minutes (A24, A131).
+ */
+export function visitProbeInterval(flaggedAt: Date, now = new Date()): number {
+  return now.getTime() - flaggedAt.getTime() < REAUTH_YOUNG_FLAG_MS ? REAUTH_YOUNG_VISIT_PROBE_INTERVAL_MS : REAUTH_VISIT_PROBE_INTERVAL_MS;
+}
+
 /** The reconcile sweep probes a flagged install nobody visits at most this often. */
 export const REAUTH_SWEEP_PROBE_INTERVAL_MS = 6 * 60 * 60 * 1000;
 

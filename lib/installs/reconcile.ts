@@ -14,7 +14,7 @@ import { TokenCircuitOpenError } from "@/lib/oauth/circuit";
 import { NoUsableTokenError, TokenRefreshUnavailableError } from "@/lib/oauth/errors";
 import { resizeBudget, type Priority } from "@/lib/partner-api/budget";
 import { PartnerApiError, fetchConsumer } from "@/lib/partner-api/client";
-import { REAUTH_VISIT_PROBE_INTERVAL_MS, probeReauthorization } from "./reauth";
+import { checkReauthorizationNow, probeReauthorization, visitProbeInterval } from "./reauth";
 import { flagNeedsReauth } from "./state";
 
 export type ReconcileOutcome = "live" | "flagged" | "unusable" | "unavailable" | "skipped";
@@ -56,20 +56,32 @@ export async function reconcileInstall(installRowId: string, priority: Priority 
   return outcome;
 }
 
-/** How stale an install's last check may be before a dashboard visit checks it again. */
-export const VISIT_RECONCILE_INTERVAL_MS = 5 * 60 * 1000;
+/**
+ * How stale an install's last check may be before a dashboard visit checks it again. A minute: the
+ * service can flag an install at any moment (contract §3) and says so only in its API answers, so
+ * a page that says "Connected" (and the sections that point at a banner) is at most a minute behind
+ * while someone is looking; one GET /consumers/me a minute per visited install, against a budget
+ * of 1,000 a minute (contract §8). Nobody visiting costs nothing here (A131).
+ */
+export const VISIT_RECONCILE_INTERVAL_MS = 60 * 1000;
 
 /**
  * Reconcile on a dashboard visit, at most once per interval per install (the check is recorded in
  * the database, so it holds across instances and page views do not spend the rate budget). For a
  * flagged install, the visit is the operator coming back, perhaps from re-consenting: probe it when
- * due (lib/installs/reauth.ts). `install` is the visit's own reading of the install; true when a
- * check ran (the install's state may have changed since that reading).
+ * due (lib/installs/reauth.ts), at once (throttled) when they come straight from the service's own
+ * page (`fromService`). `install` is the visit's own reading of the install; true when a check ran
+ * (the install's state may have changed since that reading).
  */
-export async function reconcileOnVisit(install: { id: string; status: string; lastReconciledAt: Date | null }): Promise<boolean> {
+export async function reconcileOnVisit(
+  install: { id: string; status: string; lastReconciledAt: Date | null; statusChangedAt: Date },
+  options: { fromService?: boolean } = {},
+): Promise<boolean> {
   if (install.status === "NEEDS_REAUTH") {
+    // Back from the service's page, most likely from approving at reauth_url (docs/flow.md section 4).
+    if (options.fromService) return (await checkReauthorizationNow(install.id)) !== "not_due";
     // The operator may have re-consented anywhere (the banner's button, the portal, a support link).
-    return (await probeReauthorization(install.id, "api", { minIntervalMs: REAUTH_VISIT_PROBE_INTERVAL_MS })) !== "not_due";
+    return (await probeReauthorization(install.id, "api", { minIntervalMs: visitProbeInterval(install.statusChangedAt) })) !== "not_due";
   }
   const cutoff = new Date(Date.now() - VISIT_RECONCILE_INTERVAL_MS);
   // Not due by the visit's own reading: nothing to claim (the common case, no statement at all).

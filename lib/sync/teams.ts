@@ -12,8 +12,9 @@ export const teams = defineSyncResource<TeamRow, "teams">({
   scopeResource: "teams",
   scopeWords: {
     "teams:read": "Read your teams",
-    // The Teams page's rename (lib/dashboard/teams.ts): requested only when the feature is on.
-    "teams:write": "Rename and create your teams",
+    // The Teams page's rename (lib/dashboard/teams.ts): requested only when the feature is on. The
+    // words say what THIS app does with the scope (rename only), not all the scope would allow.
+    "teams:write": "Rename your teams",
   },
   incremental: false,
   toRow(record) {

@@ -64,7 +64,7 @@ test("widen the scopes → banner, no API calls while flagged → re-authorize �
   expect(install!.granted_scopes).toContain("teams:write");
 });
 
-test("re-consent from the portal instead of the banner's button → \"I've already approved it\" clears the banner", async ({ page }) => {
+test("re-consent at the service's page without the banner's button → back in the app, the banner is gone", async ({ page }) => {
   const { operators } = await control<{ operators: { id: number; name: string }[] }>("GET", "/operators");
   const operator = operators[1]!;
   await page.goto(`${stack.sandboxUrl}/portal`);
@@ -80,8 +80,31 @@ test("re-consent from the portal instead of the banner's button → \"I've alrea
   const [row] = await sql<{ reauth_url: string }>("SELECT reauth_url FROM installs WHERE status = 'NEEDS_REAUTH'");
   await page.goto(row!.reauth_url);
   await page.getByRole("button", { name: "Approve" }).click();
+  // The service sends the browser back to /dashboard; coming from the service's page, the visit
+  // probes at once (lib/installs/reconcile.ts, reconcileOnVisit) and the flag clears.
   await expect(page).toHaveURL(`${stack.appUrl}/dashboard`);
-  // The app did not start this re-consent and was flagged a moment ago, so it has not looked yet.
+  await expect(page.getByTestId("reauth-banner")).toHaveCount(0);
+  await expect(page.getByTestId("install-status")).toHaveText("Connected");
+});
+
+test("re-consent the app cannot see (approved elsewhere, the app opened by its address) → \"I've already approved it\" clears the banner", async ({ page }) => {
+  const { operators } = await control<{ operators: { id: number; name: string }[] }>("GET", "/operators");
+  const operator = operators[2]!;
+  await page.goto(`${stack.sandboxUrl}/portal`);
+  await page.getByRole("link", { name: operator.name }).click();
+  await page.getByRole("button", { name: "Connect" }).click();
+  await page.getByRole("button", { name: "Approve" }).click();
+  await expect(page).toHaveURL(`${stack.appUrl}/dashboard`);
+  await control("POST", "/app/scopes", { scopes: ["charge-points:read", "charge-transactions:read", "teams:write"] });
+  await page.goto(`${stack.appUrl}/dashboard/charge-points`);
+  await expect(page.getByTestId("reauth-banner")).toBeVisible();
+
+  // Approved on another device: this browser never visits the service's page.
+  const [row] = await sql<{ reauth_url: string }>("SELECT reauth_url FROM installs WHERE status = 'NEEDS_REAUTH'");
+  const approved = await fetch(row!.reauth_url, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: "decision=approve", redirect: "manual" });
+  expect(approved.status).toBe(303);
+  await page.goto(`${stack.appUrl}/dashboard`);
+  // Flagged a moment ago and looked at since: not due yet (a young flag is probed once a minute).
   await expect(page.getByTestId("reauth-banner")).toBeVisible();
 
   await page.getByTestId("reauth-check").click();

@@ -63,6 +63,7 @@ describe("before the first sync", () => {
     const sessions = await visit("/dashboard/sessions", install.sessionCookie);
     expect(sessions.status).toBe(200);
     expect(sessions.html).toContain('data-reason="being_copied"');
+    expect(sessions.html).toContain('data-testid="refresh-while-copying"'); // the page updates itself until the copy is complete
     expect((await visit("/dashboard/sessions/export", install.sessionCookie)).status).toBe(409);
   });
 
@@ -185,6 +186,29 @@ describe("charge points, from the local copy", () => {
       expect(page.html).toContain("not-found");
       if (theirs[0]!.name) expect(page.html).not.toContain(theirs[0]!.name);
     }
+  });
+});
+
+describe("names where names are known", () => {
+  it("a site is named by its charge points' most common address, with its id; never a bare 'Site <id>' when an address is known", async () => {
+    const install = await installAndSync(NORTHWIND);
+    const { data: records } = await operatorRecords<ChargePoint>(NORTHWIND, "charge-points");
+    const sited = records.filter((r) => r.siteId !== null);
+    const list = await visit("/dashboard/charge-points?perPage=100", install.sessionCookie);
+    const options = [...list.html.matchAll(/<option value="(\d+)"[^>]*>([^<]*)<\/option>/g)].map((m) => ({ value: m[1]!, text: m[2]!.replace(/&#x27;/g, "'").replace(/&amp;/g, "&") }));
+    for (const siteId of new Set(sited.map((r) => r.siteId!))) {
+      const addresses = new Map<string, number>();
+      for (const r of sited.filter((r) => r.siteId === siteId)) addresses.set(r.location.addressLabel, (addresses.get(r.location.addressLabel) ?? 0) + 1);
+      const [address] = [...addresses].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]!;
+      const option = options.find((o) => o.value === String(siteId));
+      expect(option?.text, String(siteId)).toContain(address);
+      expect(option?.text).toContain(`(site ${siteId})`);
+      expect(option?.text).not.toMatch(/^Site \d+$/);
+    }
+    const one = sited[0]!;
+    const detail = await visit(`/dashboard/charge-points/${one.id}`, install.sessionCookie);
+    expect(detail.html.replace(/<!-- -->/g, "")).toContain(`(site ${one.siteId})`);
+    expect(detail.html).not.toContain(`>Site ${one.siteId}<`);
   });
 });
 

@@ -155,6 +155,12 @@ describe("before the copy exists, and as configured", () => {
     expect(page.html).toMatch(/data-testid="copy-progress"[^>]*>The first copy has not started yet. 0 charge points and 0 sessions copied so far./);
     expect(page.html).toContain('href="/dashboard/charge-points"');
     expect(page.html).not.toContain('data-testid="headline-sessions"');
+    // The page refreshes itself while the copy runs (a client component), and stops once it is complete.
+    expect(page.html).toContain('data-testid="refresh-while-copying"');
+    await sync(install.installRowId);
+    const copied = await overviewPage(install.sessionCookie);
+    expect(copied.html).toContain('data-testid="headline-sessions"');
+    expect(copied.html).not.toContain('data-testid="refresh-while-copying"');
   });
 
   it("with syncCharges false the session tiles say the operator chose not to import them; a reporting currency other than the sessions' is said plainly", async () => {
@@ -164,6 +170,12 @@ describe("before the copy exists, and as configured", () => {
     const withNok = await overviewPage(install.sessionCookie, "?days=90");
     expect(withNok.html).toContain("Some sessions are recorded in EUR, not in your reporting currency NOK. They are shown in their own currency and never converted.");
     expect(withNok.html).toContain("no sessions recorded in NOK");
+    // The headline never prints a zero that is not one: what was taken (in EUR), and that none of it is in NOK.
+    const taken = (await loadOverview(install.installRowId, await storedConfig(install.installRowId), parseRangeQuery({ days: "90" }))).revenue;
+    expect(taken.map((r) => r.currency)).toEqual(["EUR"]);
+    expect(headline(withNok.html, "headline-revenue")).toBe(new Intl.NumberFormat("en-GB", { style: "currency", currency: "EUR" }).format(taken[0]!.amount));
+    expect(headline(withNok.html, "headline-revenue")).not.toContain("NOK");
+    expect(/data-testid="headline-revenue-detail"[^>]*>(.*?)<\/p>/.exec(withNok.html)![1]).toBe("none in NOK, your reporting currency");
 
     // install.config.updated deliveries are ordered by their signed delivered_at, in whole seconds.
     await new Promise((resolve) => setTimeout(resolve, 1_100));

@@ -174,3 +174,143 @@ describe("a re-consent the app did not start", () => {
     expect(await status(install.installId)).toBe("ACTIVE");
   });
 });
+
+// The probes' timing (A24, A131): sooner while the flag is young, at once (throttled) when the
+// operator comes straight back from the service's page, and a visit notices a flag the app has not met.
+describe("when a visit looks at the API", () => {
+  const probes = async (installId: number) => (await apiCalls(installId)).filter((e) => String(e.detail.path).endsWith("/consumers/me")).length;
+  const lastLookedSecondsAgo = (installId: number, seconds: number) =>
+    sql(`UPDATE installs SET last_reconciled_at = now() - interval '${seconds} seconds' WHERE install_id = $1`, [installId]);
+  async function flaggedInstall() {
+    const install = await installViaPortal(1001);
+    await setScopes([...BASE_SCOPES, "teams:write"]);
+    expect((await dashboard(install.sessionCookie)).html).toContain('data-testid="reauth-banner"');
+    return install;
+  }
+  async function approveAtReauthUrl(installId: number) {
+    const [row] = await sql<{ reauth_url: string }>("SELECT reauth_url FROM installs WHERE install_id = $1", [installId]);
+    const response = await fetch(row!.reauth_url, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: "decision=approve", redirect: "manual" });
+    expect(response.status).toBe(303);
+  }
+  const visit = (sessionCookie: string, referer?: string) =>
+    fetch(`${stack.appUrl}/dashboard`, { headers: { cookie: sessionCookie, ...(referer ? { referer } : {}) } }).then(async (r) => ({ status: r.status, html: await r.text() }));
+
+  it("while the flag is young, a visit probes once a minute, not every 10 minutes", async () => {
+    const install = await flaggedInstall();
+    await approveAtReauthUrl(install.installId);
+    const before = await probes(install.installId);
+    await lastLookedSecondsAgo(install.installId, 30);
+    expect((await visit(install.sessionCookie)).html).toContain('data-testid="reauth-banner"');
+    expect(await probes(install.installId)).toBe(before);
+
+    await lastLookedSecondsAgo(install.installId, 61);
+    const page = await visit(install.sessionCookie);
+    expect(page.html).not.toContain('data-testid="reauth-banner"');
+    expect(await probes(install.installId)).toBe(before + 1);
+    expect(await status(install.installId)).toBe("ACTIVE");
+  });
+
+  it("an old flag is probed every 10 minutes: a minute is not enough", async () => {
+    const install = await flaggedInstall();
+    await sql("UPDATE installs SET status_changed_at = now() - interval '2 hours' WHERE install_id = $1", [install.installId]);
+    await lastLookedSecondsAgo(install.installId, 5 * 60);
+    const before = await probes(install.installId);
+    expect((await visit(install.sessionCookie)).html).toContain('data-testid="reauth-banner"');
+    expect(await probes(install.installId)).toBe(before);
+  });
+
+  it("back from approving at the service's page (its Referer), the first visit probes and clears the banner; another origin's Referer does not", async () => {
+    const install = await flaggedInstall();
+    await approveAtReauthUrl(install.installId);
+    const before = await probes(install.installId);
+    // A Referer from elsewhere is not the service: nothing is due a moment after the flag.
+    expect((await visit(install.sessionCookie, "https://elsewhere.example/")).html).toContain('data-testid="reauth-banner"');
+    expect(await probes(install.installId)).toBe(before);
+
+    // The way back from reauth_url (docs/flow.md section 4): the browser sends the service's origin.
+    const back = await visit(install.sessionCookie, `${new URL(stack.sandboxUrl).origin}/`);
+    expect(back.html).not.toContain('data-testid="reauth-banner"');
+    expect(back.html).toContain('data-status="ACTIVE"');
+    expect(await probes(install.installId)).toBe(before + 1);
+  });
+
+  it("a Referer from the service probes at most once per 30 s, however many pages load at once", async () => {
+    const install = await flaggedInstall();
+    const before = await probes(install.installId);
+    const fromService = `${new URL(stack.sandboxUrl).origin}/portal`;
+    await Promise.all(Array.from({ length: 5 }, () => visit(install.sessionCookie, fromService)));
+    expect(await probes(install.installId)).toBe(before + 1);
+    for (let i = 0; i < 3; i++) await visit(install.sessionCookie, fromService);
+    expect(await probes(install.installId)).toBe(before + 1);
+    expect(await status(install.installId)).toBe("NEEDS_REAUTH");
+  });
+
+  it("a flag the app has not met yet shows on the next visit once the last check is a minute old, with one call for many pages", async () => {
+    const install = await installViaPortal(1001);
+    expect((await visit(install.sessionCookie)).html).toContain('data-status="ACTIVE"');
+    // The service flags the install; no call of the app has met it yet.
+    await control("POST", `/installs/${install.installId}/flag-reauth`);
+    const before = (await apiCalls(install.installId)).length;
+    await lastLookedSecondsAgo(install.installId, 30);
+    expect((await visit(install.sessionCookie)).html).toContain('data-status="ACTIVE"'); // checked 30 s ago: not due
+    expect((await apiCalls(install.installId)).length).toBe(before);
+
+    await lastLookedSecondsAgo(install.installId, 61);
+    const pages = await Promise.all(Array.from({ length: 4 }, () => visit(install.sessionCookie)));
+    expect((await apiCalls(install.installId)).length).toBe(before + 1);
+    expect(await status(install.installId)).toBe("NEEDS_REAUTH");
+    const next = await visit(install.sessionCookie);
+    expect(next.html).toContain('data-testid="reauth-banner"');
+    expect(pages.every((p) => p.status === 200)).toBe(true);
+  });
+});
+
+// Contract §7 stops the API calls, not the operator's view of the copy the app already holds (A132).
+describe("while re-authorization is pending", () => {
+  // The optional sections (Teams, Energy) prove their own paused state in their folders' tests.
+  it("every data page shows the local copy read-only, says since when, and calls nothing", async () => {
+    const { syncInstall } = await import("@/lib/sync");
+    const install = await installViaPortal(1001);
+    expect((await syncInstall(install.installRowId, { perPage: 100 })).outcome).toBe("completed");
+    await setScopes([...BASE_SCOPES, "teams:write"]);
+    // The next look at the API (here: the install check) meets NEEDS_REAUTH and flags the install.
+    await sql("UPDATE installs SET last_reconciled_at = NULL WHERE install_id = $1", [install.installId]);
+    await sweep();
+    expect(await status(install.installId)).toBe("NEEDS_REAUTH");
+    const before = (await apiCalls(install.installId)).length;
+
+    const get = async (path: string) => {
+      const response = await fetch(`${stack.appUrl}${path}`, { headers: { cookie: install.sessionCookie } });
+      return { status: response.status, html: (await response.text()).replace(/<!-- -->/g, "") };
+    };
+    const overview = await get("/dashboard?from=2025-01-01&to=2025-12-31");
+    expect(overview.html).toContain('data-testid="reauth-banner"');
+    expect(overview.html).toContain('data-testid="read-only-notice"');
+    expect(overview.html).toMatch(/read-only: not updated since <time[^>]*>\d{1,2} \w{3} \d{4}, \d{2}:\d{2} UTC<\/time>/);
+    expect(overview.html).toMatch(/data-testid="headline-sessions-value"[^>]*>36</);
+    expect(overview.html).not.toContain('data-testid="refresh-while-copying"');
+
+    const chargePoints = await get("/dashboard/charge-points");
+    expect(chargePoints.html).toContain('data-testid="charge-points"');
+    expect(chargePoints.html).toContain("data-charge-point-id=");
+    const sessions = await get("/dashboard/sessions");
+    expect(sessions.html).toContain('data-testid="sessions"');
+    const csv = await get("/dashboard/sessions/export");
+    expect(csv.status).toBe(200);
+
+    expect((await apiCalls(install.installId)).length).toBe(before);
+    expect(await status(install.installId)).toBe("NEEDS_REAUTH");
+  });
+
+  it("a revoked install's copy stays hidden", async () => {
+    const { syncInstall } = await import("@/lib/sync");
+    const install = await installViaPortal(1001);
+    await syncInstall(install.installRowId, { perPage: 100 });
+    await control("POST", `/installs/${install.installId}/revoke`);
+    expect(await status(install.installId)).toBe("REVOKED");
+    const overview = await fetch(`${stack.appUrl}/dashboard`, { headers: { cookie: install.sessionCookie } }).then((r) => r.text());
+    expect(overview).toContain('data-testid="install-lost"');
+    expect(overview).not.toContain('data-testid="headline-sessions"');
+    expect(overview).not.toContain('data-testid="read-only-notice"');
+  });
+});

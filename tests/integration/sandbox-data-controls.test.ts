@@ -3,6 +3,7 @@
 // edits the app's own reads see, live data (off in the test stack until switched on), and the store's byte counts.
 // The app's sync is proven elsewhere; this proves the devices its tests stand on, against the sandbox `npm test` starts.
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { liveChargeCount } from "../../sandbox/live";
 import {
   LARGE_OPERATOR_ID,
   bulkInstalls,
@@ -66,11 +67,13 @@ describe("the sandbox's data controls, through the stack helpers", () => {
     await control("POST", "/clock/advance", { seconds: 5 * 3600 });
     expect((await operatorRecords(1001, "charges")).total).toBe(36);
 
-    await setLiveData({ enabled: true, chargesPerHour: 5 });
+    const live = await setLiveData({ enabled: true, chargesPerHour: 5 });
     await control("POST", "/clock/advance", { seconds: 3 * 3600 + 60 });
     expect(await liveData()).toMatchObject({ enabled: true, slotsElapsed: 3 });
-    expect((await operatorRecords(1001, "charges")).total).toBe(36 + 15);
-    expect((await operatorRecords(LARGE_OPERATOR_ID, "charges")).total).toBe(20_000 + 15);
+    // As many as the day's shape gives those three hours (sandbox decision 61), for each operator.
+    const setting = { enabled: true, chargesPerHour: 5, anchorMs: Date.parse(live.anchor) };
+    expect((await operatorRecords(1001, "charges")).total).toBe(36 + liveChargeCount(1001, setting, 3));
+    expect((await operatorRecords(LARGE_OPERATOR_ID, "charges")).total).toBe(20_000 + liveChargeCount(LARGE_OPERATOR_ID, setting, 3));
 
     await resetWorld();
     expect(await liveData()).toMatchObject({ enabled: false });

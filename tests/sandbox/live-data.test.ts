@@ -3,7 +3,7 @@
 // state. A pure function of the seed, the setting and the clock position: same position, same data.
 import { beforeEach, describe, expect, it } from "vitest";
 import type { LiveSetting } from "../../sandbox/live.js";
-import { LIVE_SLOT_MS, withLiveData } from "../../sandbox/live.js";
+import { LIVE_SLOT_MS, chargesInSlot, liveChargeCount, withLiveData } from "../../sandbox/live.js";
 import { buildSeed } from "../../sandbox/seed.js";
 import { MINIMAL_SANDBOX_ENV, advanceClock, callApi, control, controlRaw, installAndRedeem, resetSandbox, setUpTestSandbox } from "./helpers.js";
 
@@ -29,30 +29,62 @@ describe("live data off (the default of the test sandboxes)", () => {
 });
 
 describe("live data on", () => {
-  it("each simulated hour brings chargesPerHour new charges per operator, with ids after the seed's, started in that hour", async () => {
+  it("each simulated hour brings new charges per operator, as many as the day's shape gives that hour, with ids after the seed's, started in that hour", async () => {
     const on = await control<LiveView>(env, "POST", "/live-data", { enabled: true, chargesPerHour: 3 });
     expect(on).toMatchObject({ enabled: true, chargesPerHour: 3, slotsElapsed: 0 });
+    const setting: LiveSetting = { enabled: true, chargesPerHour: 3, anchorMs: Date.parse(on.anchor) };
     const seeded = await charges(1002);
     await advanceClock(env, 30 * 60);
     expect(await charges(1002)).toEqual(seeded); // an hour shows once it is over
     await advanceClock(env, 30 * 60 + 5 * HOUR);
     expect((await control<LiveView>(env, "GET", "/live-data")).slotsElapsed).toBe(6);
     const now = await charges(1002);
-    expect(now).toHaveLength(14 + 6 * 3);
+    const perSlot = Array.from({ length: 6 }, (_, slot) => chargesInSlot(1002, setting, slot));
+    expect(now).toHaveLength(14 + perSlot.reduce((a, b) => a + b, 0));
     expect(now.slice(0, 14).map((c) => c.id)).toEqual(seeded.map((c) => c.id));
     const fresh = now.slice(14);
     const ids = fresh.map((c) => c.id);
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
     expect(ids[0]!).toBeGreaterThan(seeded.at(-1)!.id);
     const anchor = Date.parse(on.anchor);
-    fresh.forEach((charge, i) => {
-      const slot = Math.floor(i / 3);
-      const started = Date.parse(charge.startedAt);
-      expect(started).toBeGreaterThanOrEqual(anchor + slot * LIVE_SLOT_MS);
-      expect(started).toBeLessThan(anchor + (slot + 1) * LIVE_SLOT_MS);
+    let index = 0;
+    perSlot.forEach((count, slot) => {
+      for (const charge of fresh.slice(index, index + count)) {
+        const started = Date.parse(charge.startedAt);
+        expect(started).toBeGreaterThanOrEqual(anchor + slot * LIVE_SLOT_MS);
+        expect(started).toBeLessThan(anchor + (slot + 1) * LIVE_SLOT_MS);
+      }
+      index += count;
     });
     // Every operator gets its own: the large one too.
-    expect((await control<{ total: number }>(env, "GET", "/operators/2001/charges")).total).toBe(20_000 + 18);
+    expect((await control<{ total: number }>(env, "GET", "/operators/2001/charges")).total).toBe(20_000 + liveChargeCount(2001, setting, 6));
+  });
+
+  it("a day moved at once is spread over its 24 hours with a day's shape: quiet at night, busy morning and evening, chargesPerHour on average", async () => {
+    const on = await control<LiveView>(env, "POST", "/live-data", { enabled: true, chargesPerHour: 4 });
+    await advanceClock(env, 7 * 24 * HOUR + 60);
+    const anchor = Date.parse(on.anchor);
+    const fresh = (await charges(1001)).slice(36);
+    // Seven days at 4 an hour on average: 672, give or take the rounding of each hour.
+    expect(fresh.length).toBeGreaterThan(7 * 24 * 4 * 0.9);
+    expect(fresh.length).toBeLessThan(7 * 24 * 4 * 1.1);
+    // Every hour that passed has its own charges, none in a burst: no hour holds more than twice the average.
+    const perHour = new Map<number, number>();
+    for (const c of fresh) {
+      const slot = Math.floor((Date.parse(c.startedAt) - anchor) / LIVE_SLOT_MS);
+      perHour.set(slot, (perHour.get(slot) ?? 0) + 1);
+    }
+    expect(Math.max(...perHour.values())).toBeLessThanOrEqual(2 * 4);
+    const byUtcHour = Array.from({ length: 24 }, () => 0);
+    for (const c of fresh) byUtcHour[new Date(c.startedAt).getUTCHours()]! += 1;
+    const night = byUtcHour.slice(1, 5).reduce((a, b) => a + b, 0); // 01:00-04:59
+    const evening = byUtcHour.slice(16, 20).reduce((a, b) => a + b, 0); // 16:00-19:59
+    expect(evening).toBeGreaterThan(5 * night);
+    // Each UTC day the clock passed through whole has a share of the week, not all on one day.
+    const perDay = new Map<string, number>();
+    for (const c of fresh) perDay.set(c.startedAt.slice(0, 10), (perDay.get(c.startedAt.slice(0, 10)) ?? 0) + 1);
+    expect(perDay.size).toBeGreaterThanOrEqual(7);
+    expect(Math.max(...perDay.values())).toBeLessThan(fresh.length / 3);
   });
 
   it("the API lists what the control API lists, page after page; the same position gives the same data", async () => {
@@ -60,7 +92,8 @@ describe("live data on", () => {
     await advanceClock(env, 10 * HOUR + 60);
     const tokens = await installAndRedeem(env, 1001);
     const expected = await charges(1001);
-    expect(expected).toHaveLength(36 + 20);
+    const { anchor: anchorAt } = await control<LiveView>(env, "GET", "/live-data");
+    expect(expected).toHaveLength(36 + liveChargeCount(1001, { enabled: true, chargesPerHour: 2, anchorMs: Date.parse(anchorAt) }, 10));
     // Pages read backwards, then the whole list again: the order of requests makes no difference.
     const pages: Charge[][] = [];
     for (let page = 5; page >= 0; page -= 1) {

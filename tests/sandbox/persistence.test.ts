@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { createSandbox } from "../../sandbox/server.js";
+import { liveChargeCount } from "../../sandbox/live.js";
 import { CLIENT_SECRET, advanceClock, callApi, connectAndApprove, control, installAndRedeem, refreshTokens, setUpTestSandbox } from "./helpers.js";
 
 const env = setUpTestSandbox();
@@ -152,7 +153,9 @@ describe("the journal", () => {
       const restored = await createSandbox({ ...env.config, dataDir: copy }, { log: () => {} });
       try {
         expect(restored.ctx.operators.find(1001)?.charges).toEqual(env.running.sandbox.ctx.operators.find(1001)?.charges);
-        expect(restored.ctx.operators.find(100_005)?.charges).toHaveLength(5 - 1 + 2 * 4); // one deleted, two hours of 4 new
+        // One deleted, two hours of new ones (as many as the day's shape gives those hours, sandbox decision 61).
+        const live = restored.ctx.operators.liveSetting();
+        expect(restored.ctx.operators.find(100_005)?.charges).toHaveLength(5 - 1 + liveChargeCount(100_005, live, 2));
       } finally {
         await restored.close();
       }
@@ -208,6 +211,9 @@ describe("the journal", () => {
     const snapshot = await readFile(path.join(env.config.dataDir, "state.json"), "utf8");
     expect(snapshot).not.toMatch(/evseId|chargePointId|consumedKwh/);
     expect(JSON.parse(snapshot).bulkOperators).toEqual({ count: 1000, batches: [{ first: 1, count: 1000, charges: 100 }] });
-    expect((await control<{ total: number }>(env, "GET", "/operators/100500/charges")).total).toBe(100 + 20);
+    const { anchor } = await control<{ anchor: string }>(env, "GET", "/live-data");
+    expect((await control<{ total: number }>(env, "GET", "/operators/100500/charges")).total).toBe(
+      100 + liveChargeCount(100_500, { enabled: true, chargesPerHour: 2, anchorMs: Date.parse(anchor) }, 10),
+    );
   });
 });

@@ -4,7 +4,7 @@
 // service is down. The page says how fresh the copy is ("as of").
 import { currentOperator } from "@/lib/auth/operator-session";
 import { loadOverview, parseRangeQuery } from "@/lib/dashboard/overview";
-import { loadDashboardInstall } from "@/lib/installs/dashboard";
+import { loadDashboardInstall, showsLocalCopy } from "@/lib/installs/dashboard";
 import { OverviewView } from "./_overview/overview-view";
 
 export const dynamic = "force-dynamic";
@@ -13,9 +13,10 @@ export default async function OverviewPage({ searchParams }: { searchParams: Pro
   // A page must not rely on its layout for authorization: re-read the operator and the install.
   const operator = await currentOperator();
   const install = operator ? await loadDashboardInstall(operator.installRowId) : null;
-  if (!install || install.status !== "ACTIVE") return null;
+  if (!install || !showsLocalCopy(install.status)) return null;
 
   const choice = parseRangeQuery(await searchParams);
   const overview = await loadOverview(install.id, install.config, choice);
-  return <OverviewView overview={overview} choice={choice} />;
+  // Only an ACTIVE install's copy moves; while re-authorization is pending it is shown as it is.
+  return <OverviewView overview={overview} choice={choice} updating={install.status === "ACTIVE"} />;
 }

@@ -18,7 +18,8 @@ const FAILURE_TEXT: Record<FailureReason, string> = {
   no_grant: "The app has no access token for this install yet. Connect the app from the operator portal.",
   reinstall_needed: "The app lost its access to your data. Connect it again from the operator portal.",
   revoked: "This install was removed. Install the app again from the operator portal.",
-  not_active: "The app does not read data for this install in its current state.",
+  // Reached only while re-authorization is pending (the layout shows no section otherwise).
+  not_active: "The app reads nothing from the service until you approve its new access, and has no copy of these yet.",
 };
 
 export function ReadFailure({ reason, retryInSeconds }: { reason: FailureReason; retryInSeconds?: number }) {

@@ -134,8 +134,8 @@ function Filters({ options, query }: { options: FilterOptions; query: ChargePoin
         <select name="site" defaultValue={query.site ?? ""} className={fieldClass}>
           <option value="">All sites</option>
           {options.sites.map((site) => (
-            <option key={site} value={site}>
-              Site {site}
+            <option key={site.id} value={site.id}>
+              {site.label}
             </option>
           ))}
         </select>

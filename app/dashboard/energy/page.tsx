@@ -3,7 +3,7 @@
 // local copy) and a range of days; the page shows energy per day as a chart, and the sessions.
 import { currentOperator } from "@/lib/auth/operator-session";
 import { HISTORY_LIMIT, EnergyQuerySchema, loadEnergy, type EnergyView } from "@/lib/dashboard/energy";
-import { fetchInstallSummary, loadDashboardInstall, restartIfInstallLeftActive } from "@/lib/installs/dashboard";
+import { fetchInstallSummary, loadDashboardInstall, restartIfInstallLeftActive, showsLocalCopy } from "@/lib/installs/dashboard";
 import { formatCount, formatDateTime, formatDuration, formatKwh } from "../format";
 import { ReauthorizeBanner } from "../install-status";
 import { EnergyChart } from "./energy-chart";
@@ -30,7 +30,10 @@ export default async function EnergyPage({ searchParams }: { searchParams: Promi
   const query = EnergyQuerySchema.parse(await searchParams);
   const operator = await currentOperator();
   const install = operator ? await loadDashboardInstall(operator.installRowId) : null;
-  if (!install || install.status !== "ACTIVE") return null;
+  if (!install || !showsLocalCopy(install.status)) return null;
+  // This page reads the service live and keeps no copy: while re-authorization is pending it calls
+  // nothing (contract §7) and says why, beside the banner the layout shows.
+  if (install.status !== "ACTIVE") return <EnergyPaused />;
   const view = await loadEnergy(install, query);
   // A failed call may have moved the install out of ACTIVE (flagged, revoked, chain lost): render
   // again so the panel above says so too (lib/installs/dashboard.ts, restartIfInstallLeftActive).
@@ -52,6 +55,19 @@ export default async function EnergyPage({ searchParams }: { searchParams: Promi
       </div>
       <p className="text-sm text-slate-600">The charge history of one charging point (EVSE), read live from the service.</p>
       <Body view={view} />
+    </section>
+  );
+}
+
+function EnergyPaused() {
+  return (
+    <section className="space-y-4" aria-labelledby="energy-heading">
+      <h1 id="energy-heading" className="text-xl font-semibold">
+        Energy
+      </h1>
+      <Notice state="paused" title="Paused until you approve the app’s new access">
+        <p>This page reads the charge history from the service each time, and keeps no copy of it. The app reads nothing from the service until you approve its new access with the banner above.</p>
+      </Notice>
     </section>
   );
 }

@@ -1,6 +1,7 @@
 // The sessions list from the install's local copy: filters (a plain GET form), the currency note,
 // the table, pages and the CSV export of the same filtered list; and the states shown instead of it.
 import Link from "next/link";
+import { RefreshWhileCopying } from "../_components/refresh-while-copying";
 import { SESSION_PER_PAGE_CHOICES, type SessionList, type SessionQuery } from "@/lib/dashboard/sessions";
 import { formatDate, formatDuration, formatKwh, formatMoney, formatTime } from "../format";
 import { AsOf } from "../_components/as-of";
@@ -34,7 +35,8 @@ const UNAVAILABLE = {
   },
 } as const;
 
-export function SessionsUnavailable({ reason }: { reason: keyof typeof UNAVAILABLE }) {
+/** `updating`: the copy is under way for an ACTIVE install, so the page refreshes itself until it is complete. */
+export function SessionsUnavailable({ reason, updating = false }: { reason: keyof typeof UNAVAILABLE; updating?: boolean }) {
   const { title, text } = UNAVAILABLE[reason];
   return (
     <section className="space-y-3">
@@ -42,6 +44,7 @@ export function SessionsUnavailable({ reason }: { reason: keyof typeof UNAVAILAB
       <div className="rounded-lg border border-slate-200 bg-white p-6" data-testid="sessions-unavailable" data-reason={reason}>
         <p className="font-medium">{title}</p>
         <p className="mt-1 text-sm text-slate-600">{text}</p>
+        {updating ? <RefreshWhileCopying /> : null}
       </div>
     </section>
   );

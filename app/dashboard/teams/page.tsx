@@ -1,7 +1,7 @@
 // /dashboard/teams: the operator's teams from the install's local copy (lib/dashboard/teams.ts), and,
 // when the app's "manage teams" feature is on and the operator granted teams:write, a rename per team.
 import { currentOperator } from "@/lib/auth/operator-session";
-import { loadDashboardInstall } from "@/lib/installs/dashboard";
+import { loadDashboardInstall, showsLocalCopy } from "@/lib/installs/dashboard";
 import { loadTeams, type TeamsView } from "@/lib/dashboard/teams";
 import { formatDate, formatDateTime } from "../format";
 import { RenameTeamForm } from "./rename-team-form";
@@ -19,8 +19,11 @@ export default async function TeamsPage() {
   // A page must not rely on its layout for authorization: re-read the session and the install.
   const operator = await currentOperator();
   const install = operator ? await loadDashboardInstall(operator.installRowId) : null;
-  if (!install || install.status !== "ACTIVE") return null;
+  if (!install || !showsLocalCopy(install.status)) return null;
   const view = await loadTeams(install);
+  // While re-authorization is pending the list is the copy, read-only: the rename would call the API
+  // (contract §7), so it is not offered (renameTeamForInstall refuses it too).
+  const paused = install.status !== "ACTIVE";
 
   return (
     <section className="space-y-4" aria-labelledby="teams-heading">
@@ -30,8 +33,8 @@ export default async function TeamsPage() {
         </h1>
         <AsOf view={view} />
       </div>
-      <WriteNote view={view} />
-      <TeamList view={view} />
+      <WriteNote view={view} paused={paused} />
+      <TeamList view={view} paused={paused} />
     </section>
   );
 }
@@ -46,8 +49,15 @@ function AsOf({ view }: { view: TeamsView }) {
 }
 
 /** What the operator can do here about names, in one sentence per state. */
-function WriteNote({ view }: { view: TeamsView }) {
+function WriteNote({ view, paused }: { view: TeamsView; paused: boolean }) {
   if (view.write === "off") return null;
+  if (paused) {
+    return (
+      <p className="text-sm text-slate-600" data-testid="teams-write-state" data-state="paused">
+        Renaming is paused until you approve the app&rsquo;s new access (see the banner above).
+      </p>
+    );
+  }
   if (view.write === "not_granted") {
     return (
       <p className="rounded-md border border-sky-200 bg-sky-50 p-3 text-sm text-sky-900" data-testid="teams-write-state" data-state="not_granted">
@@ -63,7 +73,7 @@ function WriteNote({ view }: { view: TeamsView }) {
   );
 }
 
-function TeamList({ view }: { view: TeamsView }) {
+function TeamList({ view, paused }: { view: TeamsView; paused: boolean }) {
   if (!view.readable) {
     return (
       <p className="rounded-md border border-slate-200 bg-white p-4 text-sm text-slate-600" data-testid="teams-empty" data-state="not_granted">
@@ -96,10 +106,16 @@ function TeamList({ view }: { view: TeamsView }) {
             </span>
             <span className="text-sm text-slate-500">
               {team.type ? (TEAM_TYPES[team.type] ?? team.type) : "Type not given"}
-              <span className="hidden sm:inline"> · changed {formatDate(team.updatedAt)}</span>
+              {/* The team's own date at the service, not the day the app copied it (lib/dashboard/teams.ts, teamChangedAt). */}
+              {team.updatedAt ? (
+                <span className="hidden sm:inline" data-testid="team-changed">
+                  {" "}
+                  · changed {formatDate(team.updatedAt)}
+                </span>
+              ) : null}
             </span>
           </div>
-          {view.write === "granted" ? <RenameTeamForm teamId={team.id} currentName={team.name ?? ""} /> : null}
+          {view.write === "granted" && !paused ? <RenameTeamForm teamId={team.id} currentName={team.name ?? ""} /> : null}
         </li>
       ))}
     </ul>

@@ -9,16 +9,21 @@ import { RangePicker } from "./range-picker";
 import { chargePointStateStyle } from "../../_components/charge-point-state";
 import { DASHBOARD_SECTIONS } from "../../sections";
 import { Headline, Tile, TileNote } from "./tiles";
+import { RefreshWhileCopying } from "../../_components/refresh-while-copying";
 
 
 const NOT_IMPORTED = "You chose not to import charging sessions into this app (its configuration in the operator portal), so there are no session figures.";
 
-export function OverviewView({ overview, choice }: { overview: Overview; choice: RangeChoice }) {
+/**
+ * `updating`: the install is ACTIVE, so its copy moves; false while re-authorization is pending
+ * (contract §7: the sync has stopped), when the page shows the copy as it is and never polls.
+ */
+export function OverviewView({ overview, choice, updating }: { overview: Overview; choice: RangeChoice; updating: boolean }) {
   const { freshness, config } = overview;
   const sessionsCopied = !config.syncCharges || freshness.charges.asOf !== null;
   // Nothing to show until a first pass has ended: partial figures would look like real ones.
   if (freshness.chargePoints.asOf === null && (freshness.charges.asOf === null || !config.syncCharges)) {
-    return <CopyUnderWay overview={overview} />;
+    return <CopyUnderWay overview={overview} updating={updating} />;
   }
   return (
     <div className="space-y-6" data-testid="overview">
@@ -29,6 +34,7 @@ export function OverviewView({ overview, choice }: { overview: Overview; choice:
             {rangeSentence(overview)}
           </p>
           <AsOf overview={overview} />
+          {updating && !sessionsCopied ? <RefreshWhileCopying /> : null}
         </div>
         <RangePicker choice={choice} range={overview.range} />
         {choice.kind === "default" ? (
@@ -45,7 +51,7 @@ export function OverviewView({ overview, choice }: { overview: Overview; choice:
           testId="headline-revenue"
           label="Revenue"
           value={sessionsCopied && config.syncCharges ? headlineRevenue(overview) : "—"}
-          detail={overview.revenue.length > 1 ? `and ${overview.revenue.length - 1} other currenc${overview.revenue.length > 2 ? "ies" : "y"}` : "session prices, as recorded"}
+          detail={sessionsCopied && config.syncCharges ? revenueDetail(overview) : "session prices, as recorded"}
         />
         <Headline
           testId="headline-charge-points"
@@ -172,11 +178,27 @@ function StatesFigure({ overview }: { overview: Overview }) {
   );
 }
 
+/**
+ * The headline's amount: the reporting currency's total when sessions were recorded in it, else what
+ * was taken, in its own currency (A78: never converted). A reporting currency with no session in it
+ * is NOT a zero: "NOK 0.00" beside "€883.88" taken would be false, so the detail line says instead
+ * that none of it is in that currency (revenueDetail).
+ */
 function headlineRevenue(overview: Overview): string {
   const first = overview.revenue[0];
   if (!first) return "—";
-  if (overview.config.currency && first.currency !== overview.config.currency) return formatMoney(0, overview.config.currency);
   return formatMoney(first.amount, first.currency, first.decimals);
+}
+
+/** What the headline's amount is: which currency, and what else was taken. */
+function revenueDetail(overview: Overview): string {
+  const reporting = overview.config.currency;
+  const others = overview.revenue.length - 1;
+  const andOthers = others > 0 ? `and ${others} other currenc${others > 1 ? "ies" : "y"}` : "";
+  if (reporting && overview.revenue.length > 0 && overview.revenue[0]!.currency !== reporting) {
+    return [`none in ${reporting}, your reporting currency`, andOthers].filter(Boolean).join("; ");
+  }
+  return andOthers || "session prices, as recorded";
 }
 
 function Revenue({ overview }: { overview: Overview }) {
@@ -215,13 +237,17 @@ function Revenue({ overview }: { overview: Overview }) {
 }
 
 /** Before the first pass over the data has ended: what is happening, how far it got, and where else to go. */
-function CopyUnderWay({ overview }: { overview: Overview }) {
+function CopyUnderWay({ overview, updating }: { overview: Overview; updating: boolean }) {
   const { chargePoints, charges } = overview.freshness;
   const started = [chargePoints.passStartedAt, charges.passStartedAt].filter((d): d is Date => d !== null).sort((a, b) => a.getTime() - b.getTime())[0];
   return (
-    <div className="space-y-4 rounded-lg border border-slate-200 bg-white p-6" data-testid="overview-copying">
-      <h2 className="text-lg font-semibold">Your data is being copied from the service</h2>
-      <p className="text-slate-700">This page fills in as it arrives. The app keeps its own copy so pages are quick and stay readable if the service is briefly away.</p>
+    <div className="space-y-4 rounded-lg border border-slate-200 bg-white p-6" data-testid="overview-copying" data-updating={updating ? "yes" : "no"}>
+      <h2 className="text-lg font-semibold">{updating ? "Your data is being copied from the service" : "The first copy of your data did not finish"}</h2>
+      <p className="text-slate-700">
+        {updating
+          ? "This page fills in as it arrives. The app keeps its own copy so pages are quick and stay readable if the service is briefly away."
+          : "The app stopped reading your data before its first copy was complete. It carries on once you approve the app's new access (see above)."}
+      </p>
       <p className="text-sm text-slate-600" data-testid="copy-progress">
         {[
           started ? `Copying since ${formatDateTime(started)}:` : "The first copy has not started yet.",
@@ -231,6 +257,7 @@ function CopyUnderWay({ overview }: { overview: Overview }) {
           .filter(Boolean)
           .join(" ")}
       </p>
+      {updating ? <RefreshWhileCopying /> : null}
       <nav aria-label="Other sections">
         <p className="text-sm text-slate-600">Meanwhile:</p>
         <ul className="mt-1 flex flex-wrap gap-x-4 gap-y-1 text-sm">

@@ -8,7 +8,11 @@ export function Headline({ label, value, detail, testId }: { label: string; valu
       <p className="mt-1 truncate text-2xl font-semibold tabular-nums text-slate-900" data-testid={`${testId}-value`}>
         {value}
       </p>
-      {detail ? <p className="mt-1 text-xs text-slate-500">{detail}</p> : null}
+      {detail ? (
+        <p className="mt-1 text-xs text-slate-500" data-testid={`${testId}-detail`}>
+          {detail}
+        </p>
+      ) : null}
     </div>
   );
 }

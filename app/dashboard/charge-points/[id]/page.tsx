@@ -61,7 +61,7 @@ export default async function ChargePointPage({ params }: { params: Promise<{ id
             <Field label="Serial number" mono>
               {chargePoint.serialNumber ?? "—"}
             </Field>
-            <Field label="Site">{chargePoint.siteId ? `Site ${chargePoint.siteId}` : "No site"}</Field>
+            <Field label="Site">{chargePoint.siteLabel ?? "No site"}</Field>
             <Field label="Team">{chargePoint.teamName ?? (chargePoint.teamId ? `Team ${chargePoint.teamId}` : "—")}</Field>
             <Field label="Visibility">{chargePoint.visibility === "public" ? "Public" : chargePoint.visibility === "private" ? "Private" : "—"}</Field>
             <Field label="Active">{chargePoint.isActive === null ? "—" : chargePoint.isActive ? "Yes" : "No"}</Field>

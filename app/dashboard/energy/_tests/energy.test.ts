@@ -4,7 +4,7 @@
 // process; the page is fetched with the operator's session. These tests live in the section's folder,
 // so removing the section (its folder and its registry entry) removes them too.
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import { armApiFault, clearApiFaults, closeSql, control, installViaPortal, operatorRecords, resetWorld, sandboxEvents, setEnergyBeta, stack } from "../../../../tests/helpers/stack";
+import { armApiFault, clearApiFaults, closeSql, control, installViaPortal, operatorRecords, resetWorld, sandboxEvents, setEnergyBeta, sql, stack } from "../../../../tests/helpers/stack";
 
 const { syncInstall } = await import("@/lib/sync");
 const { loadEnergy } = await import("@/lib/dashboard/energy");
@@ -101,6 +101,21 @@ describe("the energy beta", () => {
     expect(html).toContain('data-state="not_granted"');
     expect(html).toContain("energy:read");
     expect(await apiCalls(install.installId, /^\/api\/v1\/energy\//)).toHaveLength(0);
+  });
+
+  it("while re-authorization is pending, the page says it is paused and calls nothing", async () => {
+    const install = await installWith(NORTHWIND, [...BASE_SCOPES, "energy:read"]);
+    await setEnergyBeta(NORTHWIND, { enabled: true });
+    await control("POST", `/installs/${install.installId}/flag-reauth`);
+    // The app learns of the flag as it would on any call: here the install check, made due.
+    await sql("UPDATE installs SET last_reconciled_at = NULL WHERE id = $1", [install.installRowId]);
+    await fetch(`${stack.appUrl}/api/cron/reconcile`, { method: "POST", headers: { Authorization: `Bearer ${process.env.CRON_SECRET}` } });
+    const before = (await sandboxEvents("api")).filter((e) => e.detail.install_id === install.installId).length;
+    const { status, html } = await page("/dashboard/energy", install.sessionCookie);
+    expect(status).toBe(200);
+    expect(html).toContain('data-testid="reauth-banner"');
+    expect(html).toContain('data-state="paused"');
+    expect((await sandboxEvents("api")).filter((e) => e.detail.install_id === install.installId).length).toBe(before);
   });
 
   it("a changed answer shape: the \"not understood\" state, not a 500", async () => {

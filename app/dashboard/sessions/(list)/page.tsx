@@ -26,7 +26,8 @@ export default async function SessionsPage({ searchParams }: { searchParams: Pro
   if (!config.syncCharges) return <SessionsUnavailable reason="not_imported" />;
   if (!install.grantedScopes.includes(CHARGES_SCOPE)) return <SessionsUnavailable reason="not_granted" />;
   const { charges: freshness } = await loadFreshness(install.id);
-  if (!freshness.asOf) return <SessionsUnavailable reason="being_copied" />;
+  // Only an ACTIVE install's copy moves: while re-authorization is pending, nothing would ever arrive.
+  if (!freshness.asOf) return <SessionsUnavailable reason="being_copied" updating={install.status === "ACTIVE"} />;
 
   const query = parseSessionQuery(params);
   const [list, chargePoints] = await Promise.all([listSessions(install.id, query), listChargePointChoices(install.id)]);

@@ -5,7 +5,7 @@ import { currentOperator } from "@/lib/auth/operator-session";
 import { readDashboardConfig } from "@/lib/dashboard/config";
 import { loadFreshness } from "@/lib/dashboard/freshness";
 import { parseSessionQuery, sessionsCsvStream } from "@/lib/dashboard/sessions";
-import { loadDashboardInstall } from "@/lib/installs/dashboard";
+import { loadDashboardInstall, showsLocalCopy } from "@/lib/installs/dashboard";
 
 export const dynamic = "force-dynamic";
 
@@ -17,7 +17,8 @@ export async function GET(request: Request) {
   const operator = await currentOperator();
   if (!operator) return refuse(401, "Sign in from the operator portal to export sessions.");
   const install = await loadDashboardInstall(operator.installRowId);
-  if (!install || install.status !== "ACTIVE") return refuse(403, "This install is not active, so the app shows none of its data.");
+  // The copy, as the pages show it: also while re-authorization is pending (read-only, A132).
+  if (!install || !showsLocalCopy(install.status)) return refuse(403, "This install is not active, so the app shows none of its data.");
   if (!readDashboardConfig(install.config).syncCharges) return refuse(409, "Sessions are not imported for this install (its configuration says not to).");
   const { charges } = await loadFreshness(install.id);
   if (!charges.asOf) return refuse(409, "Sessions are still being copied from the service; export them once the copy is complete.");

@@ -116,6 +116,38 @@ describe("the teams write", () => {
     expect(await apiCalls(install.installId, /^\/api\/v1\/teams\//)).toHaveLength(0);
   });
 
+  it("while re-authorization is pending, the list is the copy, read-only: no rename form, and the write is refused without a call", async () => {
+    const install = await installWith(NORTHWIND, [...BASE_SCOPES, "teams:write"]);
+    await control("POST", `/installs/${install.installId}/flag-reauth`);
+    await sql("UPDATE installs SET last_reconciled_at = NULL WHERE id = $1", [install.installRowId]);
+    await fetch(`${stack.appUrl}/api/cron/reconcile`, { method: "POST", headers: { Authorization: `Bearer ${process.env.CRON_SECRET}` } });
+    const before = (await sandboxEvents("api")).filter((e) => e.detail.install_id === install.installId).length;
+    const { status, html } = await page("/dashboard/teams", install.sessionCookie);
+    expect(status).toBe(200);
+    expect(html).toContain('data-testid="read-only-notice"');
+    expect(html).toContain('data-testid="teams"');
+    expect(html).toContain('data-state="paused"');
+    expect(html).not.toContain('data-testid="rename-team-form"');
+    const [team] = (await operatorRecords<Team>(NORTHWIND, "teams")).data;
+    expect(await renameTeamForInstall(install.installRowId, { teamId: String(team!.id), name: "Depot crew" })).toEqual({ ok: false, reason: "needs_reauth" });
+    expect((await sandboxEvents("api")).filter((e) => e.detail.install_id === install.installId).length).toBe(before);
+  });
+
+  it("shows each team's own changed date from the service, not the copy's, and words teams:write as the rename it is", async () => {
+    const install = await installWith(NORTHWIND, [...BASE_SCOPES, "teams:write"]);
+    const teams = (await operatorRecords<Team & { updatedAt: string }>(NORTHWIND, "teams")).data;
+    // The copy was made now; every team changed at the service long before (the seed is in 2025).
+    const html = (await page("/dashboard/teams", install.sessionCookie)).html.replace(/<!-- -->/g, "");
+    const day = new Intl.DateTimeFormat("en-GB", { timeZone: "UTC", dateStyle: "medium" });
+    for (const team of teams) {
+      const item = new RegExp(`data-team-id="${team.id}".*?</li>`, "s").exec(html)![0];
+      expect(item).toContain(`changed ${day.format(new Date(team.updatedAt))}`);
+    }
+    expect(html).not.toContain(`changed ${day.format(new Date())}`);
+    expect(html).toContain(">Rename your teams<");
+    expect(html).not.toContain("create your teams");
+  });
+
   it("says the teams are being copied before the first pass ended, and that they are not readable without a teams scope", async () => {
     const copying = await installWith(NORTHWIND, [...BASE_SCOPES, "teams:write"], { sync: false });
     expect((await page("/dashboard/teams", copying.sessionCookie)).html).toContain('data-state="copying"');

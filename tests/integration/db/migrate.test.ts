@@ -120,6 +120,7 @@ describe("applyMigrations", () => {
       "oauth_client_health",
       "pending_sign_ins",
       "rate_limits",
+      "refresh_attempts",
       "sessions",
       "staff_actions",
       "sync_checkpoints",

@@ -112,6 +112,8 @@ describe("applyMigrations", () => {
     const synced = SYNCED_RESOURCES.map((resource) => resource.table as string);
     expect(tables.map((t) => t.table_name).filter((name) => !synced.includes(name))).toEqual([
       "_prisma_migrations",
+      "alert_digest_members",
+      "alert_digests",
       "alert_incidents",
       "api_budgets",
       "authorization_code_claims",

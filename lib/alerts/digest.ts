@@ -49,11 +49,16 @@ type ClosedRow = { id: string; type: string; alerts: number; held: number; fired
  * recovery (install.recovered, install.revoked, sync.recovered) is held when its trouble was.
  */
 export async function raiseInstallAlert(tx: Tx, draft: InstallAlertDraft): Promise<void> {
+  const trouble = FOLDED.has(draft.type);
+  // A trouble: one decision at a time per type, until this transaction commits (A117: exactly one
+  // digest). Taken before any digest row is touched, so every transaction takes at most one such lock
+  // and then rows: no two can wait on each other in a cycle.
+  if (trouble) await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtextextended(${`alert-digest:${draft.type}`}, 0))`;
   const now = new Date();
   // Whatever this alert is, an earlier held trouble of the same incident is over for its digest:
   // recovered, uninstalled, or moved on (NEEDS_REAUTH, then REINSTALL_NEEDED).
   const wasHeld = await resolveHeld(tx, draft.incident, now);
-  if (!FOLDED.has(draft.type)) {
+  if (!trouble) {
     // A recovery: sent on its own only if its trouble was (a receiver never saw a held one open).
     if (!wasHeld) await raiseAlert(tx, draft);
     return;
@@ -61,11 +66,10 @@ export async function raiseInstallAlert(tx: Tx, draft: InstallAlertDraft): Promi
   await countTrouble(tx, draft, now);
 }
 
+/** Counts a trouble in its type's window, under the type's advisory lock (raiseInstallAlert). */
 async function countTrouble(tx: Tx, draft: InstallAlertDraft, now: Date): Promise<void> {
   const { ALERT_DIGEST_THRESHOLD: threshold, ALERT_DIGEST_WINDOW_SECONDS: windowSeconds } = env();
   const since = new Date(now.getTime() - windowSeconds * 1000);
-  // One decision at a time per type, until this transaction commits (A117: exactly one digest).
-  await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtextextended(${`alert-digest:${draft.type}`}, 0))`;
   // The type's current window: opened within the window, or a fired digest whose alerts keep coming.
   // FOR UPDATE: a recovery closing it meanwhile is seen (the row drops out, and a new window opens).
   const [current] = await tx.$queryRaw<WindowRow[]>`

@@ -3,11 +3,13 @@
 //
 // The timeline merges sources that each keep their own record: state changes (install_events), the
 // webhook deliveries that named its install_id, sync runs (sync_runs), staff actions (the audit
-// log) and the tokens' last refresh (token_grants). Each source is one bounded, indexed read of its
+// log), every refresh attempt (refresh_attempts) and a refresh whose outcome is still unknown
+// (token_grants). Each source is one bounded, indexed read of its
 // newest TIMELINE_LIMIT entries; a new source is one more entry in `SOURCES`.
 import "server-only";
 import { fetchAuditForInstall, ACTION_LABEL, CONSOLE_ACTIONS } from "@/lib/admin/audit";
 import { db } from "@/lib/db/client";
+import type { RefreshAttemptOutcome } from "@/lib/oauth/refresh-history";
 import { SYNCED_RESOURCES, findSyncedResource } from "@/lib/sync/resources";
 
 export const TIMELINE_LIMIT = 100;
@@ -101,13 +103,89 @@ const staffActions: Source = async (install) => {
   }));
 };
 
-// Refreshes keep no history of their own; the grant says when the last one succeeded, and whether
-// one was sent whose outcome is not known yet (lib/oauth/refresh.ts). A refused refresh shows as the
-// state change it caused (REINSTALL_NEEDED), and one staff asked for in the audit log.
-const tokens: Source = async (install) => {
-  const grant = await db().tokenGrant.findUnique({ where: { installRowId: install.id }, select: { lastRefreshedAt: true, refreshStartedAt: true } });
+/** The refresh history's words for each outcome (lib/oauth/refresh-history.ts), and its colour. */
+const REFRESH_WORDS: Record<RefreshAttemptOutcome, { title: string; tone: TimelineEntry["tone"] }> = {
+  refreshed: { title: "Tokens refreshed", tone: "ok" },
+  not_needed: { title: "Refresh not needed (another request had refreshed)", tone: "info" },
+  discarded: { title: "Refresh discarded (the grant changed meanwhile)", tone: "warn" },
+  refused: { title: "Refresh refused by the identity provider", tone: "bad" },
+  lost: { title: "Refresh lost: an earlier answer never arrived and its token is spent", tone: "bad" },
+  unknown: { title: "Refresh outcome unknown", tone: "warn" },
+  not_sent: { title: "Refresh not processed (nothing was spent)", tone: "warn" },
+  settling: { title: "Refresh waited: an earlier one is being settled", tone: "warn" },
+  circuit_open: { title: "Refresh stopped: the token circuit is open (invalid_client)", tone: "bad" },
+  unavailable: { title: "Refresh not sent: the identity provider or the database was unavailable", tone: "warn" },
+  unusable: { title: "Refresh not possible: no usable grant", tone: "warn" },
+  reinstall_needed: { title: "Refresh not possible: no refresh token stored", tone: "bad" },
+  error: { title: "Refresh failed (see the log)", tone: "bad" },
+};
+
+/** Successes in a row (newest first) at least this long are shown as one entry: a busy install refreshes hourly. */
+const COMPACT_SUCCESSES = 3;
+const SUCCESS: ReadonlySet<string> = new Set(["refreshed", "not_needed"]);
+
+type Attempt = { id: bigint; attemptedAt: Date; durationMs: number; outcome: string; detail: string | null; host: string; pid: number };
+
+function attemptEntry(attempt: Attempt): TimelineEntry {
+  const words = REFRESH_WORDS[attempt.outcome as RefreshAttemptOutcome] ?? { title: `Refresh: ${attempt.outcome}`, tone: "info" };
+  return {
+    key: `refresh:${attempt.id}`,
+    at: attempt.attemptedAt,
+    kind: "tokens",
+    title: words.title,
+    detail: `${attempt.detail ? `${attempt.detail}; ` : ""}${attempt.durationMs} ms, by ${attempt.host} (pid ${attempt.pid})`,
+    tone: words.tone,
+  };
+}
+
+/**
+ * Every refresh attempt, newest first: each failure on its own line (a refused or unknown refresh is
+ * what staff look for), successes in a row folded into one line once there are COMPACT_SUCCESSES.
+ */
+export function refreshEntries(attempts: Attempt[]): TimelineEntry[] {
   const entries: TimelineEntry[] = [];
-  if (grant?.lastRefreshedAt) {
+  for (let i = 0; i < attempts.length; ) {
+    let end = i;
+    while (end < attempts.length && SUCCESS.has(attempts[end]!.outcome)) end += 1;
+    if (end - i >= COMPACT_SUCCESSES) {
+      const newest = attempts[i]!;
+      const oldest = attempts[end - 1]!;
+      const refreshed = attempts.slice(i, end).filter((attempt) => attempt.outcome === "refreshed").length;
+      entries.push({
+        key: `refresh:${newest.id}`,
+        at: newest.attemptedAt,
+        kind: "tokens",
+        title: `Tokens refreshed: ${end - i} attempts in a row went well`,
+        detail: `${refreshed} refreshed, ${end - i - refreshed} not needed, from ${oldest.attemptedAt.toISOString()} to ${newest.attemptedAt.toISOString()}`,
+        tone: "ok",
+      });
+      i = end;
+    } else if (end > i) {
+      entries.push(...attempts.slice(i, end).map(attemptEntry));
+      i = end;
+    } else {
+      entries.push(attemptEntry(attempts[i]!));
+      i += 1;
+    }
+  }
+  return entries;
+}
+
+// The refresh history (refresh_attempts: every attempt, whatever its outcome), and what the grant
+// says now: a refresh sent whose outcome is not known yet (lib/oauth/refresh.ts). The grant's last
+// success is shown only when the history has none (its rows were purged, or predate it).
+const tokens: Source = async (install) => {
+  const [attempts, grant] = await Promise.all([
+    db().refreshAttempt.findMany({
+      where: { installRowId: install.id },
+      select: { id: true, attemptedAt: true, durationMs: true, outcome: true, detail: true, host: true, pid: true },
+      orderBy: [{ attemptedAt: "desc" }, { id: "desc" }],
+      take: TIMELINE_LIMIT,
+    }),
+    db().tokenGrant.findUnique({ where: { installRowId: install.id }, select: { lastRefreshedAt: true, refreshStartedAt: true } }),
+  ]);
+  const entries = refreshEntries(attempts);
+  if (grant?.lastRefreshedAt && attempts.length === 0) {
     entries.push({ key: "tokens:refreshed", at: grant.lastRefreshedAt, kind: "tokens", title: "Tokens refreshed (the latest refresh)", detail: null, tone: "ok" });
   }
   if (grant?.refreshStartedAt) {

@@ -14,12 +14,17 @@
 //
 // A flapping install (flagged, re-consented, flagged again) alerts on each move: every one is a real
 // change that needed (or ended the need for) an operator's action, and none happens without one.
+//
+// Every per-install alert goes out through digest.ts: when many installs enter the same trouble at
+// once (an outage of the identity provider, of the service), their alerts are folded into one digest.
+// The incidents here (statuses, alert_incidents rows) open and close per install all the same.
 import "server-only";
 import type { Tx } from "@/lib/db/client";
 import { db } from "@/lib/db/client";
 import type { InstallStatus } from "@/lib/db/generated/enums";
 import { env } from "@/lib/env";
 import { describeInstall, type AlertDraft, type AlertInstall } from "./alert";
+import { raiseInstallAlert, type InstallAlertDraft } from "./digest";
 import { raiseAlert } from "./raise";
 
 type InstallAlertType = "install.needs_reauth" | "install.reinstall_needed" | "install.recovered" | "install.revoked";
@@ -62,7 +67,7 @@ export async function alertOnTransition(tx: Tx, installRowId: string, from: Inst
   if (!type) return;
   const install = await readAlertInstall(tx, installRowId);
   if (!install) return;
-  await raiseAlert(tx, {
+  await raiseInstallAlert(tx, {
     type,
     incident: `install:${installRowId}`,
     summary: installSummary(type, describeInstall(install)),
@@ -147,7 +152,7 @@ export async function alertOnSyncOutcome(installRowId: string, outcome: "complet
     await tx.alertIncident.update({ where: { key }, data: { open: true, openedAt: now, closedAt: null } });
     const install = await readAlertInstall(tx, installRowId);
     if (!install) return;
-    await raiseAlert(tx, syncDraft("sync.failing", install, {
+    await raiseInstallAlert(tx, syncDraft("sync.failing", install, {
       consecutiveFailures: row.failures,
       failingSince: row.first_failure_at.toISOString(),
       lastFailure: reason,
@@ -166,7 +171,7 @@ async function closeSyncIncident(installRowId: string): Promise<void> {
     await tx.alertIncident.update({ where: { key }, data: { failures: 0, firstFailureAt: null, open: false, ...(before.open ? { closedAt: new Date() } : {}) } });
     if (!before.open) return; // failures below the threshold were never alerted: nothing to resolve
     const install = await readAlertInstall(tx, installRowId);
-    if (install) await raiseAlert(tx, syncDraft("sync.recovered", install, { failedRunsBefore: before.failures }));
+    if (install) await raiseInstallAlert(tx, syncDraft("sync.recovered", install, { failedRunsBefore: before.failures }));
   });
 }
 
@@ -176,10 +181,10 @@ async function closeSyncIncidentOfRevokedInstall(tx: Tx, installRowId: string): 
   if (!open) return;
   await tx.alertIncident.update({ where: { key }, data: { open: false, failures: 0, firstFailureAt: null, closedAt: new Date() } });
   const install = await readAlertInstall(tx, installRowId);
-  if (install) await raiseAlert(tx, syncDraft("sync.recovered", install, { failedRunsBefore: open.failures, reason: "revoked" }));
+  if (install) await raiseInstallAlert(tx, syncDraft("sync.recovered", install, { failedRunsBefore: open.failures, reason: "revoked" }));
 }
 
-function syncDraft(type: "sync.failing" | "sync.recovered", install: AlertInstall, details: AlertDraft["details"]): AlertDraft {
+function syncDraft(type: "sync.failing" | "sync.recovered", install: AlertInstall, details: AlertDraft["details"]): InstallAlertDraft {
   const who = describeInstall(install);
   const summary =
     type === "sync.failing"

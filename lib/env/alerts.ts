@@ -29,4 +29,12 @@ export const alertsShape = {
   ALERT_WEBHOOK_FORMAT: z.enum(["standard", "slack"]).default("standard"),
   /** A sync "keeps failing" after this many failed runs in a row (its retries count): then one sync.failing alert. */
   ALERT_SYNC_FAILURES: z.coerce.number().int().min(1).max(100).default(3),
+  /**
+   * A storm: more than this many installs entering the same trouble (install.needs_reauth,
+   * install.reinstall_needed, sync.failing) within ALERT_DIGEST_WINDOW_SECONDS send one digest alert
+   * instead of one alert each (lib/alerts/digest.ts). The first ones are still sent on their own.
+   */
+  ALERT_DIGEST_THRESHOLD: z.coerce.number().int().min(1).max(100_000).default(20),
+  /** The storm's window: from the type's first alert, and for as long as its alerts keep coming this close together. */
+  ALERT_DIGEST_WINDOW_SECONDS: z.coerce.number().int().min(10).max(86_400).default(600),
 };

@@ -27,6 +27,9 @@
 //     known instead (resendRefusedDetail). If the old token has expired, nothing can tell, and the
 //     refresh is tried once more the same way. Either resend cannot make things worse: a spent
 //     token's new pair is lost already; an unspent one is saved by it.
+//  4. Every attempt leaves one row in the refresh history (refresh-history.ts), its outcome in the
+//     app's own words, written after the lock is let go: the console's timeline shows the refused and
+//     unknown refreshes as well as the successes. The code below notes the outcome as it learns it.
 import "server-only";
 import { db } from "@/lib/db/client";
 import { retryWhileDatabaseUnavailable } from "@/lib/db/retry";
@@ -38,6 +41,7 @@ import { PartnerApiError, callFor, fetchConsumer } from "@/lib/partner-api/clien
 import { traceRefresh, type RefreshOutcome } from "@/lib/telemetry";
 import { TokenCircuitOpenError, assertTokenCircuitClosed, noteTokenEndpointAccepted, openTokenCircuit } from "./circuit";
 import { NoUsableTokenError, TokenRefreshUnavailableError } from "./errors";
+import { recordRefreshAttempt, type RefreshAttemptNote, type RefreshAttemptOutcome } from "./refresh-history";
 import { withRefreshLock } from "./refresh-lock";
 import { TokenEndpointError, ensureOAuthConfiguration, requestTokenRefresh } from "./token-endpoint";
 import {
@@ -70,12 +74,39 @@ const inFlight = new Map<string, Promise<StoredAccessToken>>();
 export function refreshInstallTokens(installRowId: string, observedVersion: number): Promise<StoredAccessToken> {
   const pending = inFlight.get(installRowId);
   if (pending) return pending;
-  // One span and one count per refresh, however many callers share it (lib/telemetry).
-  const refresh = traceRefresh(installRowId, (noteOutcome) => refreshUnderLock(installRowId, observedVersion, noteOutcome), refreshOutcomeOf).finally(() =>
-    inFlight.delete(installRowId),
-  );
+  const startedAt = new Date();
+  const attempt: RefreshAttemptNote = {};
+  // One span, one count and one history row per refresh, however many callers share it (lib/telemetry,
+  // rule 4). The row is written once the outcome is known and the lock is let go: one insert, and a
+  // failure to write it is swallowed (refresh-history.ts).
+  const refresh = traceRefresh(installRowId, (noteOutcome) => refreshUnderLock(installRowId, observedVersion, noteOutcome, attempt), refreshOutcomeOf)
+    .then(
+      async (stored) => {
+        await recordRefreshAttempt(installRowId, startedAt, attempt.outcome ?? "refreshed", attempt.detail ?? null);
+        return stored;
+      },
+      async (error: unknown) => {
+        await recordRefreshAttempt(installRowId, startedAt, attempt.outcome ?? historyOutcomeOf(error), attempt.detail ?? null);
+        throw error;
+      },
+    )
+    .finally(() => inFlight.delete(installRowId));
   inFlight.set(installRowId, refresh);
   return refresh;
+}
+
+/** The history's outcome when the code that failed noted none: read from what it threw. */
+function historyOutcomeOf(error: unknown): RefreshAttemptOutcome {
+  if (error instanceof NoUsableTokenError) return error.reason === "reinstall_needed" ? "reinstall_needed" : "unusable";
+  if (error instanceof TokenCircuitOpenError) return "circuit_open";
+  if (error instanceof TokenRefreshUnavailableError) return "unavailable";
+  return "error";
+}
+
+/** Notes the attempt's outcome for the history (rule 4): the last note counts. */
+function note(attempt: RefreshAttemptNote, outcome: RefreshAttemptOutcome, detail?: string): void {
+  attempt.outcome = outcome;
+  attempt.detail = detail;
 }
 
 /**
@@ -106,13 +137,13 @@ function refreshOutcomeOf(error: unknown): RefreshOutcome {
 
 type NoteOutcome = (outcome: RefreshOutcome) => void;
 
-async function refreshUnderLock(installRowId: string, observedVersion: number, noteOutcome: NoteOutcome): Promise<StoredAccessToken> {
+async function refreshUnderLock(installRowId: string, observedVersion: number, noteOutcome: NoteOutcome, attempt: RefreshAttemptNote): Promise<StoredAccessToken> {
   try {
     // The lock's connection only holds the lock; the grant is read and written through the pool,
     // one short statement at a time, so the marker is committed before the request is sent and no
     // pooled connection is held while the identity provider answers. If releasing the lock fails
     // (the database went away after the commit), the stored outcome still stands (refresh-lock.ts).
-    return await withRefreshLock(installRowId, () => refreshHoldingLock(installRowId, observedVersion, noteOutcome));
+    return await withRefreshLock(installRowId, () => refreshHoldingLock(installRowId, observedVersion, noteOutcome, attempt));
   } catch (error) {
     if (
       error instanceof NoUsableTokenError ||
@@ -122,29 +153,39 @@ async function refreshUnderLock(installRowId: string, observedVersion: number, n
       throw error;
     }
     logger.warn({ installRowId, err: error }, "refresh could not take the install's lock, or the database failed under it");
+    // What the refresh learned before the failure stands (a refusal, a pair the database did not take).
+    if (!attempt.outcome) note(attempt, "unavailable", "the refresh lock or the database failed");
     throw new TokenRefreshUnavailableError("the refresh lock or the database is unavailable");
   }
 }
 
-async function refreshHoldingLock(installRowId: string, observedVersion: number, noteOutcome: NoteOutcome): Promise<StoredAccessToken> {
+async function refreshHoldingLock(installRowId: string, observedVersion: number, noteOutcome: NoteOutcome, attempt: RefreshAttemptNote): Promise<StoredAccessToken> {
   await assertTokenCircuitClosed();
   const grant = await readGrantForUse(db(), installRowId);
-  if (!grant) throw new NoUsableTokenError("no_grant");
+  if (!grant) {
+    note(attempt, "unusable", "no grant stored");
+    throw new NoUsableTokenError("no_grant");
+  }
   // A flagged install's chain is kept alive too: the operator may take weeks to re-consent.
   const unusable = noUsableTokenReason(grant.installStatus);
-  if (unusable && unusable !== "needs_reauth") throw new NoUsableTokenError(unusable);
+  if (unusable && unusable !== "needs_reauth") {
+    note(attempt, "unusable", `the install is ${grant.installStatus}`);
+    throw new NoUsableTokenError(unusable);
+  }
 
   // Set when the refresh below re-sends a token whose earlier answer was lost (rule 3).
   let resend: ResendBasis | null = null;
   if (grant.refreshStartedAt) {
-    resend = await settleUnknownRefresh(installRowId, grant);
+    resend = await settleUnknownRefresh(installRowId, grant, attempt);
   } else if (grant.version !== observedVersion) {
     noteOutcome("not_needed");
+    note(attempt, "not_needed", "another request or instance had refreshed");
     return grant; // another request or instance refreshed while we waited for the lock
   }
 
   const stored = await readRefreshToken(db(), installRowId);
   if (!stored) {
+    note(attempt, "reinstall_needed", "no refresh token stored");
     await moveToReinstallNeeded(installRowId, "no refresh token stored (offline_access not granted?)");
     throw new NoUsableTokenError("reinstall_needed");
   }
@@ -157,10 +198,12 @@ async function refreshHoldingLock(installRowId: string, observedVersion: number,
   } catch (error) {
     const detail = error instanceof TokenEndpointError ? `${error.kind}${error.status ? ` HTTP ${error.status}` : ""}` : "failed";
     logger.error({ installRowId, discovery: detail }, "the identity provider's discovery document could not be read; no refresh was sent (check OAUTH_ISSUER)");
+    note(attempt, "unavailable", `discovery ${detail}; nothing was sent`);
     throw new TokenRefreshUnavailableError(`the identity provider could not be discovered (${detail}); nothing was sent`);
   }
   const sentAt = new Date();
   if (!(await markRefreshStarted(db(), installRowId, stored.version, sentAt))) {
+    note(attempt, "not_sent", "the grant changed before the refresh was sent");
     throw new TokenRefreshUnavailableError("the grant changed while refreshing");
   }
 
@@ -168,19 +211,23 @@ async function refreshHoldingLock(installRowId: string, observedVersion: number,
   try {
     tokens = await requestTokenRefresh(stored.refreshToken);
   } catch (error) {
-    return handleRefreshFailure(installRowId, error, resend);
+    return handleRefreshFailure(installRowId, error, resend, attempt);
   }
+  // The identity provider answered with a new pair: from here, an error means its commit failed.
+  note(attempt, "unknown", "refreshed at the identity provider; the new pair could not be stored");
 
   const committed = await commitWithRetry(() => storeRefreshedTokens(db(), installRowId, stored.version, sentAt, tokens, sentAt));
   if (!committed) {
     // Someone wrote the grant without this lock: a new consent (the redirect_uri) stored a new
     // chain, or install.revoked deleted the grant. Theirs is the newer fact; this pair is dropped.
     logger.warn({ installRowId }, "the grant changed during a refresh (new consent or revocation); the refreshed pair is discarded");
+    note(attempt, "discarded", "the grant changed during the refresh (a new consent or a revocation)");
     const current = await readGrantForUse(db(), installRowId);
     if (!current || noUsableTokenReason(current.installStatus)) throw new NoUsableTokenError("revoked");
     return current;
   }
   logger.info({ installRowId, version: stored.version + 1 }, "tokens refreshed");
+  note(attempt, "refreshed", resend ? `sent once more after an earlier answer was lost (${resend})` : undefined);
   await noteTokenEndpointAccepted();
   return {
     accessToken: tokens.accessToken,
@@ -210,10 +257,13 @@ function resendRefusedDetail(basis: ResendBasis, description: string | undefined
   );
 }
 
-async function handleRefreshFailure(installRowId: string, error: unknown, resend: ResendBasis | null): Promise<never> {
+async function handleRefreshFailure(installRowId: string, error: unknown, resend: ResendBasis | null, attempt: RefreshAttemptNote): Promise<never> {
   if (error instanceof TokenEndpointError) {
+    // The kind and status only: error_description is the identity provider's free text (rule 4).
+    const kind = `${error.kind}${error.status ? ` HTTP ${error.status}` : ""}`;
     switch (error.kind) {
       case "invalid_grant":
+        note(attempt, "refused", resend ? `invalid_grant to a resend after a lost answer (${resend})` : "invalid_grant");
         // contract §7: the refresh token was replayed or the install revoked: only a re-install helps.
         // After a lost answer, "replayed" is most likely the app's own resend (rule 3): say so.
         await moveToReinstallNeeded(
@@ -223,21 +273,25 @@ async function handleRefreshFailure(installRowId: string, error: unknown, resend
         throw new NoUsableTokenError("reinstall_needed");
       case "invalid_client":
         // The client itself was refused, so the refresh token was not looked at.
+        note(attempt, "circuit_open", "invalid_client: the circuit opened");
         await clearRefreshMarker(db(), installRowId);
         await openTokenCircuit(error.description ?? "invalid_client");
         throw new TokenCircuitOpenError();
       case "not_sent":
       case "rejected":
         // Turned away before the token was looked at: nothing was spent.
+        note(attempt, "not_sent", kind);
         await clearRefreshMarker(db(), installRowId);
         throw new TokenRefreshUnavailableError(`the refresh was not processed (${error.description ?? error.kind})`);
       default:
         // unavailable, invalid_request, bad_response, other: the token may have been spent.
         // The marker stays; a later attempt settles the outcome before sending anything.
+        note(attempt, "unknown", kind);
         logger.warn({ installRowId, kind: error.kind, status: error.status }, "refresh outcome unknown; it will be settled before any retry");
         throw new TokenRefreshUnavailableError(`refresh outcome unknown (${error.kind})`);
     }
   }
+  note(attempt, "unknown", "the request failed unexpectedly");
   throw error;
 }
 
@@ -245,10 +299,11 @@ async function handleRefreshFailure(installRowId: string, error: unknown, resend
  * See rule 3 at the top of this file. Returns what a refresh sent now rests on; throws when the
  * install is lost or the outcome cannot be settled yet.
  */
-async function settleUnknownRefresh(installRowId: string, grant: GrantForUse): Promise<ResendBasis> {
+async function settleUnknownRefresh(installRowId: string, grant: GrantForUse, attempt: RefreshAttemptNote): Promise<ResendBasis> {
   const startedAt = grant.refreshStartedAt!;
   if (Date.now() - startedAt.getTime() < settleAfterMs()) {
     // The earlier attempt could still be answered, or still be storing its answer: wait it out.
+    note(attempt, "settling", "an earlier refresh is still settling; nothing was sent");
     throw new TokenRefreshUnavailableError("an earlier refresh is still settling");
   }
   if (grant.expiresAt.getTime() <= Date.now()) {
@@ -258,13 +313,17 @@ async function settleUnknownRefresh(installRowId: string, grant: GrantForUse): P
   }
   const verdict = await probeOldAccessToken(installRowId, grant.accessToken);
   if (verdict === "spent") {
+    note(attempt, "lost", "the previous access token is refused (401): an earlier refresh's answer was lost");
     await moveToReinstallNeeded(
       installRowId,
       `${REFRESH_ANSWER_LOST}; the previous access token is refused (401), so the refresh most likely succeeded and its new pair is lost (or the install was removed at the service meanwhile); the operator must re-install`,
     );
     throw new NoUsableTokenError("reinstall_needed");
   }
-  if (verdict === "unknown") throw new TokenRefreshUnavailableError("could not settle an earlier refresh's outcome");
+  if (verdict === "unknown") {
+    note(attempt, "settling", "the probe of the previous access token told nothing; nothing was sent");
+    throw new TokenRefreshUnavailableError("could not settle an earlier refresh's outcome");
+  }
   // Proof at Hydra only (rule 3): where earlier access tokens outlive a refresh, this resend may be a reuse.
   logger.info({ installRowId }, "the old access token still works after an unknown refresh; sending the refresh token once more (at Hydra this proves the refresh never happened)");
   await clearRefreshMarker(db(), installRowId);

@@ -3,6 +3,7 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { environmentProblems } from "@/lib/env";
+import { alertsShape } from "@/lib/env/alerts";
 import { generateLocalEnv } from "../../scripts/lib/local-env";
 
 const local = generateLocalEnv({ app: 3000, sandbox: 4010 });
@@ -59,5 +60,14 @@ describe("ALERT_WEBHOOK_URL and ALERT_WEBHOOK_SECRET", () => {
     expect(alertProblems({ ALERT_WEBHOOK_FORMAT: "teams" })).toHaveLength(1);
     expect(alertProblems({ ALERT_SYNC_FAILURES: "0" })).toHaveLength(1);
     expect(alertProblems({ ALERT_SYNC_FAILURES: "5" })).toEqual([]);
+  });
+
+  it("ALERT_DIGEST_THRESHOLD is at least 1, ALERT_DIGEST_WINDOW_SECONDS 10 s to a day; both default (20, 600)", () => {
+    expect(alertProblems({ ALERT_DIGEST_THRESHOLD: "0" })).toHaveLength(1);
+    expect(alertProblems({ ALERT_DIGEST_WINDOW_SECONDS: "5" })).toHaveLength(1);
+    expect(alertProblems({ ALERT_DIGEST_WINDOW_SECONDS: "86401" })).toHaveLength(1);
+    expect(alertProblems({ ALERT_DIGEST_THRESHOLD: "50", ALERT_DIGEST_WINDOW_SECONDS: "300" })).toEqual([]);
+    expect(alertsShape.ALERT_DIGEST_THRESHOLD.parse(undefined)).toBe(20);
+    expect(alertsShape.ALERT_DIGEST_WINDOW_SECONDS.parse(undefined)).toBe(600);
   });
 });

@@ -112,6 +112,8 @@ describe("applyMigrations", () => {
     const synced = SYNCED_RESOURCES.map((resource) => resource.table as string);
     expect(tables.map((t) => t.table_name).filter((name) => !synced.includes(name))).toEqual([
       "_prisma_migrations",
+      "alert_digest_members",
+      "alert_digests",
       "alert_incidents",
       "api_budgets",
       "authorization_code_claims",
@@ -120,6 +122,7 @@ describe("applyMigrations", () => {
       "oauth_client_health",
       "pending_sign_ins",
       "rate_limits",
+      "refresh_attempts",
       "sessions",
       "staff_actions",
       "sync_checkpoints",

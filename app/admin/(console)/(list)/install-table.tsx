@@ -35,6 +35,7 @@ export function InstallTable({ list, query }: { list: InstallList; query: Instal
         </EmptyState>
       ) : (
         <DataTable
+          label="Installs"
           testId="installs"
           columns={[
             { label: "Install" },
@@ -67,7 +68,11 @@ function InstallRow({ install, now }: { install: InstallListItem; now: Date }) {
         <Link href={`/admin/installs/${install.id}`} className="font-mono text-brand-700 hover:underline" data-testid="install-link">
           {install.installId ?? "pending"}
         </Link>
-        {install.slug ? <div className="break-all text-xs text-slate-500">{install.slug}</div> : null}
+        {install.slug ? (
+          <div className="break-words text-xs text-slate-600" data-testid="install-slug">
+            {install.slug}
+          </div>
+        ) : null}
         {/* On phones: the operator here, its column is hidden. */}
         <div className="break-words text-xs text-slate-700 md:hidden">{operatorLabel(install)}</div>
       </td>

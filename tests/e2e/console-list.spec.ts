@@ -73,6 +73,8 @@ async function expectNoSidewaysScroll(page: Page) {
 }
 
 test("staff search, filter and page through the installs, on a desktop screen and on a phone", async ({ page }) => {
+  // Two widths, several pages, and axe's checks on each.
+  test.setTimeout(120_000);
   const installs = await seedInstalls();
   await signInAsStaff(page);
 

@@ -29,7 +29,7 @@ export default async function HomePage() {
           <p className="text-sm text-slate-600">Signed in as {operatorDisplayName(install)}.</p>
           <Link
             href="/dashboard"
-            className="inline-block rounded-md bg-brand-600 px-4 py-2 font-medium text-white hover:bg-brand-700"
+            className="inline-block rounded-md bg-brand-700 px-4 py-2 font-medium text-white hover:bg-brand-800"
             data-testid="open-dashboard"
           >
             Open your dashboard

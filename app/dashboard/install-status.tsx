@@ -1,7 +1,9 @@
-// The install's identity and state, shown above every dashboard page: who the operator is, whether
-// the app is connected, what it may read (in words), and the configuration the operator chose. When
-// the install is not usable, it says what happened, when, and where to go: the operator portal
-// (contract §1.2: the only place an operator connects, re-connects or opens the app).
+// The install's identity and state, shown above every dashboard page: who the operator is and whether
+// the app is connected. When the install is not usable, it says what happened, when, and where to
+// go: the operator portal (contract §1.2: the only place an operator connects, re-connects or opens
+// the app). What the app may read (in words) and the configuration the operator chose are shown on
+// the "Settings and access" page, from the components at the end of this file.
+import { SignOutButton } from "@/app/components/sign-out-button";
 import type { InstallSummary } from "@/lib/installs/dashboard";
 import { isSafeRedirect } from "@/lib/installs/reauth";
 import { describeScopes } from "@/lib/installs/scope-words";
@@ -70,7 +72,7 @@ export function PortalLink({ portalUrl, children }: { portalUrl: string | undefi
   return (
     <a
       href={portalUrl}
-      className="inline-block rounded-md bg-brand-600 px-4 py-2 text-sm font-medium text-white hover:bg-brand-700"
+      className="inline-block rounded-md bg-brand-700 px-4 py-2 text-sm font-medium text-white hover:bg-brand-800"
       data-testid="portal-link"
     >
       {children}
@@ -78,69 +80,78 @@ export function PortalLink({ portalUrl, children }: { portalUrl: string | undefi
   );
 }
 
+/**
+ * The header of every dashboard page: who the operator is and the install's state, in one line, and
+ * Sign out. Below it, only what the operator must act on: what happened to an install the app lost,
+ * or the approval the app waits for (contract §7). The install's details are on the "Settings and
+ * access" page (./settings), so they do not push every page's figures below a phone's first screen.
+ */
 export function InstallStatusPanel({ install, portalUrl }: { install: InstallSummary; portalUrl: string | undefined }) {
   const badge = STATUS_BADGE[install.status];
   const lost = describeLostInstall(install);
   return (
-    <section className="rounded-lg border border-slate-200 bg-white p-4 sm:p-5" aria-label="Install">
-      <div className="flex flex-wrap items-center gap-x-3 gap-y-2">
-        <h1 className="min-w-0 break-words text-xl font-semibold" data-testid="operator-name">
-          {operatorDisplayName(install)}
-        </h1>
-        <span className={`rounded-full px-2.5 py-0.5 text-xs font-medium ${badge.tone}`} data-testid="install-status" data-status={install.status}>
-          {badge.label}
-        </span>
+    <section className="space-y-3" aria-label="Install">
+      <div className="flex items-start justify-between gap-3">
+        <div className="flex min-w-0 flex-wrap items-center gap-x-3 gap-y-1">
+          <h1 className="min-w-0 break-words text-xl font-semibold" data-testid="operator-name">
+            {operatorDisplayName(install)}
+          </h1>
+          <span className={`rounded-full px-2.5 py-0.5 text-xs font-medium ${badge.tone}`} data-testid="install-status" data-status={install.status}>
+            {badge.label}
+          </span>
+        </div>
+        {/* Signing out ends the session on the server too (lib/auth/sessions.ts): on a shared computer,
+            the next person cannot come back to this dashboard, even with a copy of the cookie. */}
+        <div className="shrink-0">
+          <SignOutButton callbackUrl="/" />
+        </div>
       </div>
-      <dl className="mt-3 grid grid-cols-1 gap-x-6 gap-y-1 text-sm text-slate-600 sm:grid-cols-2">
-        <div>
-          <dt className="inline">Install ID: </dt>
-          <dd className="inline font-mono" data-testid="install-id">
-            {install.installId ?? "pending"}
-          </dd>
-        </div>
-        <div>
-          <dt className="inline">Installed: </dt>
-          <dd className="inline">{formatDate(install.createdAt)}</dd>
-        </div>
-      </dl>
 
       {lost ? (
-        <div className="mt-4 rounded-md border border-slate-300 bg-slate-50 p-4" role="status" data-testid="install-lost">
+        <div className="rounded-md border border-slate-300 bg-white p-4" role="status" data-testid="install-lost">
           <h2 className="font-semibold text-slate-900">{lost.title}</h2>
           <p className="mt-1 text-sm text-slate-700">{lost.text}</p>
           <div className="mt-3">
             <PortalLink portalUrl={portalUrl}>Go to the operator portal</PortalLink>
           </div>
         </div>
-      ) : (
-        <>
-          <GrantedAccess scopes={install.grantedScopes} />
-          <InstallConfiguration config={install.config} />
-        </>
-      )}
+      ) : null}
       {install.status === "NEEDS_REAUTH" ? <ReauthorizeBanner reauthUrl={install.reauthUrl} /> : null}
     </section>
   );
 }
 
-/** contract §2: the operator saw the exact scope list at consent; here it is again, in words. */
-function GrantedAccess({ scopes }: { scopes: string[] }) {
-  const words = describeScopes(scopes);
+/** The install's identity, for the "Settings and access" page: the service's install id and when it was made. */
+export function InstallIdentity({ install }: { install: Pick<InstallSummary, "installId" | "createdAt"> }) {
   return (
-    <div className="mt-3 text-sm">
-      <h2 className="font-medium text-slate-700">What the app may do</h2>
-      {words.length === 0 ? (
-        <p className="mt-1 text-slate-600">Nothing yet.</p>
-      ) : (
-        <ul className="mt-1 flex flex-wrap gap-1.5" data-testid="granted-scopes">
-          {words.map((text) => (
-            <li key={text} className="rounded-md bg-slate-100 px-2 py-0.5 text-slate-700">
-              {text}
-            </li>
-          ))}
-        </ul>
-      )}
-    </div>
+    <dl className="grid grid-cols-1 gap-x-6 gap-y-1 text-sm text-slate-600 sm:grid-cols-2">
+      <div>
+        <dt className="inline">Install ID: </dt>
+        <dd className="inline font-mono" data-testid="install-id">
+          {install.installId ?? "pending"}
+        </dd>
+      </div>
+      <div>
+        <dt className="inline">Installed: </dt>
+        <dd className="inline">{formatDate(install.createdAt)}</dd>
+      </div>
+    </dl>
+  );
+}
+
+/** contract §2: the operator saw the exact scope list at consent; here it is again, in words. */
+export function GrantedAccess({ scopes }: { scopes: string[] }) {
+  const words = describeScopes(scopes);
+  return words.length === 0 ? (
+    <p className="text-sm text-slate-600">Nothing yet.</p>
+  ) : (
+    <ul className="flex flex-wrap gap-1.5 text-sm" data-testid="granted-scopes">
+      {words.map((text) => (
+        <li key={text} className="rounded-md bg-slate-100 px-2 py-0.5 text-slate-700">
+          {text}
+        </li>
+      ))}
+    </ul>
   );
 }
 
@@ -148,7 +159,7 @@ function GrantedAccess({ scopes }: { scopes: string[] }) {
  * The per-install configuration the operator set in the portal (install.config.updated), in words,
  * as the app applies it (lib/dashboard/config.ts): nothing chosen means the defaults, said as such.
  */
-function InstallConfiguration({ config }: { config: unknown }) {
+export function InstallConfiguration({ config }: { config: unknown }) {
   const { currency, siteIds, syncCharges } = readDashboardConfig(config);
   const rows = [
     { label: "Sites", value: siteIds.length === 0 ? "all" : `${siteIds.length} chosen (${siteIds.join(", ")})` },
@@ -156,9 +167,8 @@ function InstallConfiguration({ config }: { config: unknown }) {
     { label: "Reporting currency", value: currency ?? "as each session records it" },
   ];
   return (
-    <div className="mt-3 text-sm" data-testid="install-config">
-      <h2 className="font-medium text-slate-700">Your settings for this app</h2>
-      <dl className="mt-1 grid grid-cols-1 gap-x-6 gap-y-1 text-slate-600 sm:grid-cols-3">
+    <div className="text-sm" data-testid="install-config">
+      <dl className="grid grid-cols-1 gap-x-6 gap-y-1 text-slate-600 sm:grid-cols-3">
         {rows.map(({ label, value }) => (
           <div key={label} className="min-w-0 break-words">
             <dt className="inline">{label}: </dt>
@@ -178,7 +188,7 @@ function InstallConfiguration({ config }: { config: unknown }) {
 export function ReauthorizeBanner({ reauthUrl }: { reauthUrl: string | null }) {
   const followable = reauthUrl !== null && isSafeRedirect(reauthUrl);
   return (
-    <div className="mt-4 rounded-md border border-amber-300 bg-amber-50 p-4" role="status" data-testid="reauth-banner">
+    <div className="rounded-md border border-amber-300 bg-amber-50 p-4" role="status" data-testid="reauth-banner">
       <h2 className="font-semibold text-amber-900">Please approve the app&rsquo;s new access</h2>
       <p className="mt-1 text-sm text-amber-900">
         The app&rsquo;s provider has changed what the app needs to read. Until you approve the new access, the app has stopped reading
@@ -187,7 +197,7 @@ export function ReauthorizeBanner({ reauthUrl }: { reauthUrl: string | null }) {
       <div className="mt-3 flex flex-wrap items-center gap-3">
         {followable ? (
           <form action={startReauthorizationAction}>
-            <button type="submit" className="rounded-md bg-amber-600 px-4 py-2 text-sm font-medium text-white hover:bg-amber-700">
+            <button type="submit" className="rounded-md bg-amber-700 px-4 py-2 text-sm font-medium text-white hover:bg-amber-800">
               Review and approve
             </button>
           </form>

@@ -3,11 +3,19 @@
 // read-only while re-authorization is pending); in any other state the panel alone says what
 // happened and where to go, and no section (nor its nav) is offered, since none could show anything.
 //
+// The header is one line (the operator's name, the install's state, Sign out) so that every page's
+// own figures start high on a phone's first screen; the install's details (its id, what the app may
+// read, the operator's settings) have their own section, "Settings and access" (./settings). Only
+// what the operator must act on is added above the nav: the approval the app waits for (contract §7),
+// on every page.
+//
 // A revoked install's local copy is NOT shown here, although it is kept for SYNC_RETENTION_DAYS
 // (docs/data-retention.md): the operator withdrew their consent, and the copy is kept for the
 // partner's business (a mistaken uninstall, a dispute, an export on request), not as a product.
+import Link from "next/link";
 import { SignOutButton } from "@/app/components/sign-out-button";
 import { currentOperator } from "@/lib/auth/operator-session";
+import { currentStaff } from "@/lib/auth/staff";
 import { env } from "@/lib/env";
 import { loadDashboardInstall, showsLocalCopy } from "@/lib/installs/dashboard";
 import { ReadOnlyNotice } from "./_components/read-only-notice";
@@ -19,20 +27,20 @@ export const dynamic = "force-dynamic";
 export default async function DashboardLayout({ children }: { children: React.ReactNode }) {
   const operator = await currentOperator();
   const portalUrl = env().OPERATOR_PORTAL_URL;
-  if (!operator) return <SignedOut portalUrl={portalUrl} />;
+  if (!operator) {
+    // A staff member's session is not an operator's (lib/auth/staff.ts: one browser is one or the
+    // other): tell them where they are rather than that they are not signed in.
+    if (await currentStaff()) return <StaffHere />;
+    return <SignedOut portalUrl={portalUrl} />;
+  }
 
   const install = await loadDashboardInstall(operator.installRowId);
-  // Signing out ends the session on the server too (lib/auth/sessions.ts): on a shared computer,
-  // the next person cannot come back to this dashboard, even with a copy of the cookie.
-  const signOut = (
-    <div className="flex justify-end">
-      <SignOutButton callbackUrl="/" />
-    </div>
-  );
   if (!install) {
     return (
       <div className="space-y-4">
-        {signOut}
+        <div className="flex justify-end">
+          <SignOutButton callbackUrl="/" />
+        </div>
         <section className="rounded-lg border border-slate-200 bg-white p-4 sm:p-6" data-testid="install-lost">
           <h1 className="text-xl font-semibold">This install no longer exists</h1>
           <p className="mt-2 text-slate-600">To use the app again, install it from your operator portal.</p>
@@ -44,12 +52,13 @@ export default async function DashboardLayout({ children }: { children: React.Re
     );
   }
   return (
-    <div className="space-y-6">
-      {signOut}
-      <InstallStatusPanel install={install} portalUrl={portalUrl} />
+    <div className="space-y-4 sm:space-y-6">
+      <div className="space-y-3">
+        <InstallStatusPanel install={install} portalUrl={portalUrl} />
+        {showsLocalCopy(install.status) ? <DashboardNav /> : null}
+      </div>
       {showsLocalCopy(install.status) ? (
         <>
-          <DashboardNav />
           <ReadOnlyNotice install={install} />
           {children}
         </>
@@ -80,6 +89,22 @@ function SignedOut({ portalUrl }: { portalUrl: string | undefined }) {
       <div className="mt-4">
         <PortalLink portalUrl={portalUrl}>Go to the operator portal</PortalLink>
       </div>
+    </section>
+  );
+}
+
+/** A staff member who opened an operator's address: the console is theirs; the dashboard is the operator's. */
+function StaffHere() {
+  return (
+    <section className="max-w-2xl rounded-lg border border-slate-200 bg-white p-4 sm:p-6" data-testid="staff-on-dashboard">
+      <h1 className="text-xl font-semibold">You are signed in to the staff console</h1>
+      <p className="mt-2 text-slate-600">
+        This dashboard belongs to each operator, who reaches it from their operator portal. Staff see every install, its history and its
+        data from the console.
+      </p>
+      <Link href="/admin" className="mt-4 inline-block rounded-md bg-brand-700 px-4 py-2 text-sm font-medium text-white hover:bg-brand-800">
+        Go to the staff console
+      </Link>
     </section>
   );
 }

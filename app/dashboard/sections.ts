@@ -30,6 +30,9 @@ export const DASHBOARD_SECTIONS = [
   { href: "/dashboard/teams", label: "Teams", optional: true },
   // Optional: the beta EVSE charge history, read live (contract §4.3).
   { href: "/dashboard/energy", label: "Energy", optional: true },
+  // The install's details: its id, what the operator allowed, the settings they chose in the portal.
+  // A section like the others, so that it is in the nav on every screen, last.
+  { href: "/dashboard/settings", label: "Settings and access" },
 ] as const satisfies readonly DashboardSection[];
 
 /** The Overview, first in the nav: the dashboard's home, not a section of its own. */

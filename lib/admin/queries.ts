@@ -53,6 +53,8 @@ export type InstallRow = {
 };
 
 export type InstallDetail = InstallRow & {
+  /** As the service states it (lib/installs/identity.ts); null until it does. */
+  operatorName: string | null;
   clientId: string;
   config: unknown;
   reauthUrl: string | null;
@@ -69,6 +71,7 @@ export async function fetchInstallDetail(installRowId: string): Promise<InstallD
     where: { id: installRowId },
     select: {
       ...installRow,
+      operatorName: true,
       clientId: true,
       config: true,
       reauthUrl: true,
@@ -80,6 +83,16 @@ export async function fetchInstallDetail(installRowId: string): Promise<InstallD
   });
   if (!install) return null;
   return { ...install, asOf: new Date() };
+}
+
+/**
+ * The row id of the install the service numbers `installId` (unique: a re-install gets a new
+ * install_id, contract §2 "Install"), or null. Staff often hold the service's number (from an operator, a
+ * webhook, the service's own tools), while the console's addresses use the row id.
+ */
+export async function findInstallRowId(installId: number): Promise<string | null> {
+  const install = await db().install.findUnique({ where: { installId }, select: { id: true } });
+  return install?.id ?? null;
 }
 
 export type TokenEndpointCircuit = TokenCircuitState;

@@ -3,7 +3,7 @@
 // server other than Hydra here (plain invalid_grant), so nothing but the pattern can tell.
 import { expect, test, type Page } from "@playwright/test";
 import { closeSql, control, resetWorld, stack } from "../helpers/stack";
-import { requiredEnv, signInAsStaff } from "../helpers/e2e";
+import { expectAccessible, requiredEnv, signInAsStaff } from "../helpers/e2e";
 
 test.beforeEach(resetWorld);
 test.afterAll(closeSql);
@@ -32,6 +32,7 @@ test("three refused fresh codes raise 'check the redirect_uri registration'; a s
   await expect(banner).toContainText("check the redirect_uri registration");
   await expect(banner).toContainText("refused 3 fresh authorization codes");
   await expect(banner).toContainText("OAUTH_REDIRECT_URI");
+  await expectAccessible(staff, "the install list with the code refusal banner");
   await staff.screenshot({ path: ".data/test/screenshots/staff-code-refusals.png", fullPage: true });
 
   // An operator connects successfully: whatever it was, it works now.

@@ -3,12 +3,36 @@
 // scale itself (10,000 installs, bounded queries) is tests/integration/console-list.test.ts's job.
 import { expect, test, type Page } from "@playwright/test";
 import { closeSql, resetWorld, sql } from "../helpers/stack";
-import { requiredEnv, signInAsStaff } from "../helpers/e2e";
+import { expectAccessible, requiredEnv, signInAsStaff } from "../helpers/e2e";
 
 test.beforeEach(resetWorld);
 test.afterAll(closeSql);
 
 const COUNT = 60;
+const LONG_SLUG = "northwind-charging-oslo-harbour-depot-east";
+
+/**
+ * Where the browser broke a text onto a new line: for each line after the first, the two characters
+ * around the break. Read from the layout itself (a rectangle per character), not from a class name.
+ */
+async function lineBreaks(page: Page, selector: string): Promise<string[]> {
+  return page.locator(selector).first().evaluate((element) => {
+    const text = element.firstChild!;
+    const content = text.textContent ?? "";
+    const breaks: string[] = [];
+    let top: number | null = null;
+    for (let i = 0; i < content.length; i += 1) {
+      const range = document.createRange();
+      range.setStart(text, i);
+      range.setEnd(text, i + 1);
+      const rect = range.getClientRects()[0];
+      if (!rect) continue;
+      if (top !== null && rect.top > top + 2) breaks.push(content.slice(Math.max(0, i - 1), i + 1));
+      top = rect.top;
+    }
+    return breaks;
+  });
+}
 
 /**
  * COUNT installs written straight into the app's tables, only the list being under test: operator
@@ -29,6 +53,8 @@ async function seedInstalls(): Promise<Record<number, string>> {
      SELECT gen_random_uuid(), id, 'placeholder', 'placeholder', now() + interval '1 hour', now() + interval '30 days', 'charge-points:read', now() FROM installs`,
   );
   const byInstallId = Object.fromEntries(rows.map((r) => [r.install_id, r.id]));
+  // The newest install has a long slug, to see how it wraps on a phone.
+  await sql("UPDATE installs SET slug = $1 WHERE install_id = 1", [LONG_SLUG]);
   // Install 7's last sync failed (lib/sync writes one run per resource; the sync stops at the failure).
   await sql(
     `INSERT INTO sync_runs (id, install_row_id, resource, started_at, outcome) VALUES
@@ -47,6 +73,8 @@ async function expectNoSidewaysScroll(page: Page) {
 }
 
 test("staff search, filter and page through the installs, on a desktop screen and on a phone", async ({ page }) => {
+  // Two widths, several pages, and axe's checks on each.
+  test.setTimeout(120_000);
   const installs = await seedInstalls();
   await signInAsStaff(page);
 
@@ -60,6 +88,9 @@ test("staff search, filter and page through the installs, on a desktop screen an
     await expect(page.getByTestId("install-range")).toHaveText(`1–25 of ${COUNT}`);
     await expect(installRows(page)).toHaveCount(25);
     await expectNoSidewaysScroll(page);
+    // A slug too long for its column wraps after a hyphen, never inside a word.
+    for (const pair of await lineBreaks(page, `[data-install-row="${installs[1]}"] [data-testid="install-slug"]`)) expect(pair, `${viewport.name}: "${LONG_SLUG}" broke inside a word`).toMatch(/^-/);
+    await expectAccessible(page, `the install list (${viewport.name})`, [viewport]);
     await page.screenshot({ path: `.data/test/screenshots/console-list-${viewport.name}.png`, fullPage: true });
 
     // Search: a name fragment, in any case, finds the one install.
@@ -79,12 +110,14 @@ test("staff search, filter and page through the installs, on a desktop screen an
     await expect(installRows(page)).toHaveCount(1);
     await expect(page.locator(`[data-install-row="${installs[7]}"]`)).toContainText("Failing");
     await expectNoSidewaysScroll(page);
+    await expectAccessible(page, `the install list, filtered (${viewport.name})`, [viewport]);
     await page.screenshot({ path: `.data/test/screenshots/console-list-${viewport.name}-failing.png`, fullPage: true });
 
     // A filter nothing matches: the empty state, with a way back.
     await page.locator('select[name="state"]').selectOption("REVOKED");
     await page.getByRole("button", { name: "Apply" }).click();
     await expect(page.getByTestId("installs-no-match")).toContainText("No install matches");
+    await expectAccessible(page, `the install list, nothing matching (${viewport.name})`, [viewport]);
 
     // Pages: the next 25, then 100 per page (all of them on one page).
     await page.goto("/admin");
@@ -93,6 +126,15 @@ test("staff search, filter and page through the installs, on a desktop screen an
     await expect(page.getByTestId("install-range")).toHaveText(`26–50 of ${COUNT}`);
     // Newest first: install n was made n minutes ago, so page 2 starts at install 26.
     await expect(installRows(page).first()).toHaveAttribute("data-install-row", installs[26]!);
+    // The last page and the first are one step away from anywhere.
+    await page.getByRole("link", { name: "Last »" }).click();
+    await expect(page.getByTestId("install-range")).toHaveText(`51–60 of ${COUNT}`);
+    await expect(page.getByRole("link", { name: "Last »" })).toHaveCount(0);
+    await expect(page.getByRole("link", { name: "Next →" })).toHaveCount(0);
+    await page.getByRole("link", { name: "« First" }).click();
+    await expect(page.getByTestId("install-range")).toHaveText(`1–25 of ${COUNT}`);
+    await expect(page.getByRole("link", { name: "« First" })).toHaveCount(0);
+    await page.getByRole("link", { name: "Next →" }).click();
     await page.getByRole("link", { name: "100", exact: true }).click();
     await expect(installRows(page)).toHaveCount(COUNT);
     await expectNoSidewaysScroll(page);
@@ -104,4 +146,5 @@ test("with no installs yet, the list says so", async ({ page }) => {
   await expect(page.getByTestId("count-total")).toHaveText("0");
   await expect(page.getByTestId("installs-empty")).toContainText("No installs yet");
   await expect(page.getByRole("search")).toHaveCount(0);
+  await expectAccessible(page, "the empty install list");
 });

@@ -5,10 +5,11 @@
 // then both widths, to keep the test quick.
 import { expect, test, type Page, type TestInfo } from "@playwright/test";
 import { resultOf, runAppWorker } from "../helpers/app-process";
-import { installAsFirstOperator } from "../helpers/e2e";
-import { closeSql, operatorRecords, resetWorld, sql } from "../helpers/stack";
+import { expectAccessible, installAsFirstOperator } from "../helpers/e2e";
+import { armApiFault, clearApiFaults, closeSql, operatorRecords, resetWorld, sql } from "../helpers/stack";
 
 test.beforeEach(resetWorld);
+test.afterEach(clearApiFaults);
 test.afterAll(closeSql);
 
 const WIDTHS = [
@@ -22,11 +23,14 @@ async function checkFits(page: Page, width: number) {
 }
 
 async function shoot(page: Page, testInfo: TestInfo, name: string) {
+  await expectAccessible(page, name, [page.viewportSize()!]);
   const body = await page.screenshot({ fullPage: true, path: `${process.env.TEST_DATA_DIR ?? ".data/test"}/screenshots/${name}.png` });
   await testInfo.attach(name, { body, contentType: "image/png" });
 }
 
 test("charge points → search → detail → session → sessions, at 1280 and 390 px", async ({ page }, testInfo) => {
+  // Two widths, several pages, and axe's checks on each.
+  test.setTimeout(120_000);
   await installAsFirstOperator(page);
   const [install] = await sql<{ id: string; operator_id: string }>("SELECT id, operator_id FROM installs WHERE status = 'ACTIVE'");
   const sync = resultOf<{ outcome: string }>(await runAppWorker(["sync", install!.id, "100"]));
@@ -50,6 +54,15 @@ test("charge points → search → detail → session → sessions, at 1280 and 
   await page.getByTestId("recent-sessions").getByRole("link").first().click();
   await expect(page.getByTestId("session-charge-point")).toHaveText(target.name!);
   const sessionPath = new URL(page.url()).pathname;
+
+  // The sessions list's amount is the session's price, what Revenue on the Overview sums.
+  await page.goto("/dashboard/sessions");
+  await expect(page.getByRole("columnheader", { name: "Price" })).toBeVisible();
+  const firstSession = page.getByTestId("sessions").locator("tr[data-session-id]").first();
+  const listed = (await firstSession.getByTestId("session-price").textContent())!.trim();
+  await firstSession.getByRole("link").first().click();
+  await expect(page.getByTestId("session-detail")).toBeVisible();
+  await expect(page.locator('dt:text-is("Price") + dd')).toHaveText(listed);
 
   // Each page at both widths: it fits, and its screenshot is attached.
   const pages = [
@@ -76,4 +89,22 @@ test("charge points → search → detail → session → sessions, at 1280 and 
       await shoot(page, testInfo, `${key}-${name}`);
     }
   }
+});
+
+test("when the service does not answer, the page says so and \"Try again\" brings the data in place", async ({ page }, testInfo) => {
+  await installAsFirstOperator(page);
+  const [row] = await sql<{ install_id: number }>("SELECT install_id FROM installs");
+  // Before the first sync the charge points page reads the API live. Four 503s: the first request
+  // and the app's three retries of a GET (API_MAX_RETRIES), so this one view fails.
+  await armApiFault({ path: "/charge-points", mode: "error503", count: 4, installId: row!.install_id });
+  await page.goto("/dashboard/charge-points");
+  const failure = page.locator('[data-reason="unavailable"]');
+  await expect(failure).toContainText("The service did not answer");
+  await shoot(page, testInfo, "charge-points-unavailable");
+
+  // The fault is spent: asking again shows the charge points, at the same address.
+  await failure.getByRole("button", { name: "Try again" }).click();
+  await expect(page.getByTestId("charge-points").getByRole("row").first()).toBeVisible();
+  await expect(failure).toHaveCount(0);
+  await expect(page).toHaveURL(/\/dashboard\/charge-points$/);
 });

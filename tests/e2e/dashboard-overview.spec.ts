@@ -3,7 +3,7 @@
 // links and the date form put the range in the URL, and the page never scrolls sideways.
 // Screenshots are attached to the test's results.
 import { expect, test, type Page, type TestInfo } from "@playwright/test";
-import { approveInPortal, operators, requiredEnv } from "../helpers/e2e";
+import { approveInPortal, expectAccessible, operators, requiredEnv } from "../helpers/e2e";
 import { closeSql, resetWorld, sql, stack } from "../helpers/stack";
 
 test.beforeEach(resetWorld);
@@ -32,6 +32,7 @@ async function expectNoSidewaysScroll(page: Page): Promise<void> {
 
 /** A full-page screenshot in the test's output folder, attached to its results. */
 async function attachScreenshot(page: Page, testInfo: TestInfo, name: string): Promise<void> {
+  await expectAccessible(page, name, [page.viewportSize()!]);
   const file = testInfo.outputPath(name);
   await page.screenshot({ path: file, fullPage: true });
   await testInfo.attach(name, { path: file, contentType: "image/png" });
@@ -63,6 +64,24 @@ test("the overview of a synced operator, at desktop and phone widths", async ({ 
     // States in words, never the service's codes.
     await expect(page.getByTestId("state-list")).toContainText("Available");
     await expect(page.getByTestId("state-list")).not.toContainText("busy-");
+    // Each legend dot has its bar's colour, in the same order, and no two states share one.
+    const colours = await page.getByTestId("tile-states").evaluate((tile) => {
+      const rgb = (value: string) => {
+        const probe = document.createElement("span");
+        probe.style.color = value;
+        document.body.append(probe);
+        const computed = getComputedStyle(probe).color;
+        probe.remove();
+        return computed;
+      };
+      return {
+        bars: [...tile.querySelectorAll("svg .recharts-bar-rectangle path")].map((bar) => rgb(bar.getAttribute("fill") ?? "")),
+        dots: [...tile.querySelectorAll('[data-testid="state-list"] li span[aria-hidden="true"]')].map((dot) => getComputedStyle(dot).backgroundColor),
+      };
+    });
+    expect(colours.dots.length).toBeGreaterThan(1);
+    expect(colours.dots).toEqual(colours.bars);
+    expect(new Set(colours.dots).size).toBe(colours.dots.length);
     await expect(page.getByTestId("overview-as-of")).toContainText("as of");
     await expectNoSidewaysScroll(page);
     await attachScreenshot(page, testInfo, `overview-${width}.png`);

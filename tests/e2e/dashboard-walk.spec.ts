@@ -1,10 +1,11 @@
 // Every dashboard page, for two operators, at a desktop and a phone width (issue 13's walk): each
 // operator installs the app in their own browser, the sync copies both operators' data, and then
 // every section (and a detail page of each kind) shows that operator's name and data, never a
-// name of the other's, and never scrolls sideways. The screenshots are attached to the results
-// (the HTML report, and the test's output folder), for a person to look at.
+// name of the other's, and never scrolls sideways. Every page passes axe's checks (0 serious, 0
+// critical) at both widths, in the light theme and in the dark one. The screenshots are attached to
+// the results (the HTML report, and the test's output folder), for a person to look at.
 import { expect, test, type Browser, type Page, type TestInfo } from "@playwright/test";
-import { approveInPortal, operators, requiredEnv, type Operator } from "../helpers/e2e";
+import { WIDTHS, approveInPortal, expectAccessible, operators, requiredEnv, type Operator } from "../helpers/e2e";
 import { closeSql, operatorRecords, resetWorld, stack } from "../helpers/stack";
 import { DASHBOARD_SECTIONS } from "../../app/dashboard/sections";
 
@@ -45,7 +46,8 @@ async function attachScreenshot(page: Page, testInfo: TestInfo, name: string): P
 }
 
 test("every dashboard page, for two operators, at 1280 and 390 px: each sees only their own data", async ({ browser }, testInfo) => {
-  test.setTimeout(120_000);
+  // Two operators, eight pages, two widths, and axe on each for the first operator in both themes.
+  test.setTimeout(480_000);
   const seeded = await operators();
   const [a, b] = await Promise.all(OPERATOR_IDS.map((id) => known(seeded.find((o) => o.id === id)!)));
   const pages = new Map<number, Page>();
@@ -70,6 +72,7 @@ test("every dashboard page, for two operators, at 1280 and 390 px: each sees onl
     const contentOf: Record<string, (page: Page) => Promise<void>> = {
       "/dashboard/charge-points": (p) => expect(p.getByTestId("charge-points")).toContainText(self.chargePointNames[0]!),
       "/dashboard/sessions": (p) => expect(p.getByTestId("session-count")).toBeVisible(),
+      "/dashboard/settings": (p) => expect(p.getByTestId("install-config")).toBeVisible(),
     };
     const sections: { path: string; name: string; shows: (page: Page) => Promise<void> }[] = [
       { path: "/dashboard?from=2025-01-01&to=2025-12-31", name: "overview", shows: (p) => expect(p.getByTestId("overview-as-of")).toBeVisible() },
@@ -86,21 +89,83 @@ test("every dashboard page, for two operators, at 1280 and 390 px: each sees onl
       { path: `/dashboard/charge-points/${self.chargePointId}`, name: "charge-point", shows: (p) => expect(p.getByTestId("charge-point-detail")).toBeVisible() },
       { path: `/dashboard/sessions/${self.chargeId}`, name: "session", shows: (p) => expect(p.getByTestId("session-detail")).toBeVisible() },
     ];
-    for (const [width, height] of [
-      [1280, 800],
-      [390, 844],
-    ] as const) {
+    const titles = new Set<string>();
+    for (const { width, height } of WIDTHS) {
       await page.setViewportSize({ width, height });
       for (const section of sections) {
         await page.goto(section.path);
+        // Each page kind names itself in the title (app/layout.tsx's template): one title per kind.
+        titles.add(await page.title());
         await expect(page.getByTestId("operator-name")).toHaveText(self.operator.name);
         await section.shows(page);
         const text = await page.locator("body").innerText();
         for (const name of foreign) expect(text, `${section.path} for ${self.operator.name} shows "${name}"`).not.toContain(name);
         const { scrollWidth, clientWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth }));
         expect(scrollWidth, `${section.path} scrolls sideways at ${width} px`).toBeLessThanOrEqual(clientWidth);
+        // The pages are the same for both operators: axe checks them once, for the first.
+        if (self === a) await expectAccessible(page, `${section.path} (light)`, [{ width, height }]);
         await attachScreenshot(page, testInfo, `${self.operator.id}-${section.name}-${width}.png`);
       }
     }
+    expect(titles.size, [...titles].join(" / ")).toBe(sections.length);
   }
+
+  // The dark theme (the system's setting, prefers-color-scheme): every page again, both widths.
+  const page = pages.get(a!.operator.id)!;
+  const lightBackground = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  await page.emulateMedia({ colorScheme: "dark" });
+  for (const path of ["/dashboard?from=2025-01-01&to=2025-12-31", ...DASHBOARD_SECTIONS.map((s) => s.href), `/dashboard/charge-points/${a!.chargePointId}`, `/dashboard/sessions/${a!.chargeId}`]) {
+    await page.goto(path);
+    await expect(page.getByTestId("operator-name")).toHaveText(a!.operator.name);
+    // The page is dark: its background is not the light theme's.
+    expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).not.toBe(lightBackground);
+    for (const { width, height } of WIDTHS) {
+      await page.setViewportSize({ width, height });
+      await expectAccessible(page, `${path} (dark)`, [{ width, height }]);
+      await attachScreenshot(page, testInfo, `dark-${path.split("?")[0]!.replaceAll("/", "_")}-${width}.png`);
+    }
+  }
+});
+
+test("on a 390 px phone every section is in sight in the nav and a tap away, and the page's own content starts on the first screen", async ({ page }, testInfo) => {
+  const [operator] = await operators();
+  await page.setViewportSize({ width: 390, height: 844 });
+  await approveInPortal(page, operator!);
+  await expect(page).toHaveURL(`${stack.appUrl}/dashboard`);
+
+  const nav = page.getByRole("navigation", { name: "Dashboard" });
+  for (const { href, label } of [{ href: "/dashboard", label: "Overview" }, ...DASHBOARD_SECTIONS]) {
+    const link = nav.getByRole("link", { name: label, exact: true });
+    // Wholly inside the screen, with no sideways swipe: a link cut at the edge is not "in sight".
+    const box = (await link.boundingBox())!;
+    expect(box.x, `${label} starts on the screen`).toBeGreaterThanOrEqual(0);
+    expect(box.x + box.width, `${label} ends on the screen`).toBeLessThanOrEqual(390);
+    await link.click();
+    await expect(page).toHaveURL(`${stack.appUrl}${href}`);
+    await expect(nav.getByRole("link", { name: label, exact: true })).toHaveAttribute("aria-current", "page");
+    // The header (name, state, sign out) and the nav leave most of the first screen to the page.
+    const navBottom = (await nav.boundingBox())!;
+    expect(navBottom.y + navBottom.height, `the nav ends high on ${href}`).toBeLessThan(300);
+    const file = testInfo.outputPath(`phone-${label.replaceAll(" ", "-").toLowerCase()}.png`);
+    await page.screenshot({ path: file });
+    await testInfo.attach(file.split("/").pop()!, { path: file, contentType: "image/png" });
+  }
+});
+
+test("an unknown address gets the app's own 404, in its header, with the ways home; the app has an icon", async ({ page }) => {
+  const response = await page.goto("/no-such-page");
+  expect(response?.status()).toBe(404);
+  await expect(page.getByTestId("not-found")).toContainText("This page does not exist");
+  await expect(page).toHaveTitle(/^Page not found · /);
+  await page.getByTestId("not-found").getByRole("link", { name: "Home" }).click();
+  await expect(page).toHaveURL(`${stack.appUrl}/`);
+  await page.goBack();
+  await expectAccessible(page, "the 404 page");
+
+  // The icon the browser shows on the tab, declared in the page and served.
+  const icon = await page.locator('link[rel="icon"]').first().getAttribute("href");
+  expect(icon).toBeTruthy();
+  const served = await page.request.get(icon!);
+  expect(served.status()).toBe(200);
+  expect(served.headers()["content-type"]).toContain("image/svg+xml");
 });

@@ -2,7 +2,7 @@
 // → the app's dashboard with the operator's own charge points.
 import { expect, test, type Page } from "@playwright/test";
 import { closeSql, control, resetWorld, sql, stack } from "../helpers/stack";
-import { type Operator, operators } from "../helpers/e2e";
+import { type Operator, expectAccessible, operators, shownInstallId } from "../helpers/e2e";
 
 type ChargePoint = { id: number; name: string | null };
 
@@ -31,7 +31,8 @@ test("an operator installs the app from the portal and sees their charge points"
   await expect(page).toHaveURL(`${stack.appUrl}/dashboard`);
   await expect(page.getByTestId("install-status")).toHaveText("Connected");
   const installs = await control<{ installs: { install_id: number; operator_id: number }[] }>("GET", "/installs");
-  await expect(page.getByTestId("install-id")).toHaveText(String(installs.installs[0]!.install_id));
+  // The install's id is on "Settings and access", one link of the dashboard's nav.
+  expect(await shownInstallId(page)).toBe(String(installs.installs[0]!.install_id));
 
   // Before the first sync the charge points page reads the API live: its first page holds the
   // operator's first 10 charge points, as the API lists them.
@@ -71,6 +72,7 @@ test("a reused authorization code shows the 'already used' page and stores nothi
   await expect(page.getByTestId("install-failure")).toContainText("already used");
   await expect(page.getByTestId("install-failure")).toContainText("operator portal");
   expect(await sql("SELECT id, version FROM token_grants ORDER BY id")).toEqual(before);
+  await expectAccessible(page, "the refused-code page");
   await page.screenshot({ path: ".data/test/screenshots/code-used.png" });
 });
 

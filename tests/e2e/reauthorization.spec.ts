@@ -2,6 +2,7 @@
 // service's console → the operator's dashboard shows a banner and the app stops calling the API
 // for that install → the operator re-authorizes → back in the app, the banner is gone and data shows.
 import { expect, test } from "@playwright/test";
+import { expectAccessible } from "../helpers/e2e";
 import { closeSql, control, resetWorld, sandboxEvents, sql, stack } from "../helpers/stack";
 
 test.beforeEach(resetWorld);
@@ -35,6 +36,7 @@ test("widen the scopes → banner, no API calls while flagged → re-authorize �
   await expect(page.getByTestId("install-status")).toHaveText("Re-authorization needed");
   await expect(page.getByTestId("reauth-banner")).toBeVisible();
   await expect(page.getByTestId("charge-points")).toHaveCount(0);
+  await expectAccessible(page, "the approval banner");
   await page.screenshot({ path: `${process.env.TEST_DATA_DIR ?? ".data/test"}/screenshots/reauth-banner.png`, fullPage: true });
 
   // While flagged, page views and jobs make no API call for the install.

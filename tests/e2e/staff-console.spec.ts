@@ -3,7 +3,7 @@
 import { createHmac } from "node:crypto";
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { closeSql, control, resetWorld, sql, stack } from "../helpers/stack";
-import { type Operator, requiredEnv, signInAsStaff } from "../helpers/e2e";
+import { type Operator, expectAccessible, requiredEnv, signInAsStaff } from "../helpers/e2e";
 import { PRODUCT } from "../helpers/product";
 
 test.beforeEach(resetWorld);
@@ -39,7 +39,7 @@ async function connectInPortal(page: Page, operator: Operator): Promise<void> {
 }
 
 /** The same, in a browser context of the operator's own, so their session never meets the staff member's. */
-async function installAsOperator(browser: Browser): Promise<{ rowId: string; installId: number; operatorId: string; scopes: string[] }> {
+async function installAsOperator(browser: Browser): Promise<{ rowId: string; installId: number; operatorId: string; operatorName: string; scopes: string[] }> {
   const [operator] = (await control<{ operators: Operator[] }>("GET", "/operators")).operators;
   const context = await browser.newContext();
   try {
@@ -51,7 +51,7 @@ async function installAsOperator(browser: Browser): Promise<{ rowId: string; ins
     "SELECT id, install_id, operator_id, granted_scopes FROM installs",
   );
   expect(row?.install_id).toEqual(expect.any(Number));
-  return { rowId: row!.id, installId: row!.install_id, operatorId: row!.operator_id, scopes: row!.granted_scopes };
+  return { rowId: row!.id, installId: row!.install_id, operatorId: row!.operator_id, operatorName: operator!.name, scopes: row!.granted_scopes };
 }
 
 test("the console needs a staff sign-in; an operator's session is not one", async ({ page }) => {
@@ -59,6 +59,9 @@ test("the console needs a staff sign-in; an operator's session is not one", asyn
   await expect(page).toHaveURL(`${stack.appUrl}/admin/sign-in`);
   await expect(page.getByRole("heading", { name: "Staff console" })).toBeVisible();
   await page.goto("/admin/installs/00000000-0000-4000-8000-000000000000");
+  await expect(page).toHaveURL(`${stack.appUrl}/admin/sign-in`);
+  // The service's install_id form too: nobody learns which install ids exist without signing in.
+  await page.goto("/admin/installs/1");
   await expect(page).toHaveURL(`${stack.appUrl}/admin/sign-in`);
 
   // An operator who installed the app in this browser holds a next-auth session, but not a staff one.
@@ -77,6 +80,7 @@ test("a wrong password and an unknown email get the same refusal, and no session
 
   await signIn(page, "nobody@example.com", staff.password);
   await expect(page.getByTestId("sign-in-error")).toHaveText(REFUSED);
+  await expectAccessible(page, "the sign-in page, refused");
   await page.screenshot({ path: ".data/test/screenshots/staff-sign-in-refused.png" });
 
   const cookies = await page.context().cookies();
@@ -86,6 +90,8 @@ test("a wrong password and an unknown email get the same refusal, and no session
 });
 
 test("staff see an install made in the portal, its history and its webhooks, and sign out", async ({ page, browser }) => {
+  // Every console page, and axe's checks on each at two widths.
+  test.setTimeout(120_000);
   const install = await installAsOperator(browser);
   await signInAsStaff(page);
 
@@ -103,12 +109,16 @@ test("staff see an install made in the portal, its history and its webhooks, and
   await expect(row).toContainText(/in \d+ min/);
   await expect(row).toContainText(/in (29|30) d/);
   await expect(row.getByTestId("refresh-unknown")).toHaveCount(0);
+  await expectAccessible(page, "the install list");
   await page.screenshot({ path: ".data/test/screenshots/staff-installs.png", fullPage: true });
 
   await row.getByTestId("install-link").click();
   await expect(page).toHaveURL(`${stack.appUrl}/admin/installs/${install.rowId}`);
   await expect(page.getByTestId("detail-install-id")).toHaveText(String(install.installId));
   await expect(page.getByTestId("detail-operator-id")).toHaveText(install.operatorId);
+  // Whose install it is, first: in the heading and in the title.
+  await expect(page.getByTestId("detail-title")).toHaveText(`${install.operatorName} · Install ${install.installId}`);
+  await expect(page).toHaveTitle(new RegExp(`^${install.operatorName}, install ${install.installId} · Staff console`));
   expect(install.scopes).toContain("charge-points:read");
   await expect(page.getByTestId("detail-scopes")).toHaveText(install.scopes.join(" "));
   // The timeline (issue 14): the state change and the webhook, from their own records.
@@ -124,14 +134,33 @@ test("staff see an install made in the portal, its history and its webhooks, and
     .poll(async () => (await sql<{ status: string }>("SELECT status FROM installs WHERE id = $1", [install.rowId]))[0]?.status)
     .toBe("REVOKED");
   await page.reload();
-  await expect(page.getByRole("heading", { name: `Install ${install.installId}` })).toBeVisible();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(`${install.operatorName} · Install ${install.installId}`);
   await expect(history).toHaveCount(2);
   await expect(history.first()).toContainText("Connected → Uninstalled");
   await expect(history.first()).toContainText("webhook");
   await expect(timeline.locator('[data-kind="webhook"]').first()).toContainText("install.revoked");
+  await expectAccessible(page, "an install's page");
   await page.screenshot({ path: ".data/test/screenshots/staff-install-detail.png", fullPage: true });
 
-  await page.getByRole("link", { name: "Installs", exact: true }).click();
+  // The service's install_id in the address (what operators and the service's tools quote) leads to the install's page.
+  await page.goto(`/admin/installs/${install.installId}`);
+  await expect(page).toHaveURL(`${stack.appUrl}/admin/installs/${install.rowId}`);
+  await expect(page.getByTestId("detail-install-id")).toHaveText(String(install.installId));
+
+  // The other console pages pass the same checks.
+  for (const link of ["Webhooks", "Audit log"]) {
+    await page.getByRole("link", { name: link, exact: true }).click();
+    await expect(page).toHaveTitle(new RegExp(`^${link} · Staff console`));
+    await expectAccessible(page, `the ${link} page`);
+  }
+
+  // A staff member who opens an operator's dashboard is told where they are, not that they are signed out.
+  await page.goto("/dashboard");
+  await expect(page.getByTestId("staff-on-dashboard")).toContainText("You are signed in to the staff console");
+  await expect(page.getByTestId("signed-out")).toHaveCount(0);
+  await expectAccessible(page, "the dashboard, for staff");
+  await page.getByRole("link", { name: "Go to the staff console" }).click();
+  await expect(page).toHaveURL(`${stack.appUrl}/admin`);
   await expect(page.getByTestId("count-REVOKED")).toHaveText("1");
   await expect(page.getByTestId("count-ACTIVE")).toHaveText("0");
 
@@ -159,6 +188,7 @@ test("a flagged install shows its reauth_url, and an unknown refresh outcome is 
   await expect(page.getByTestId("reauth-url")).toHaveText(reauthUrl);
   await expect(page.getByTestId("reauth-url")).toHaveAttribute("href", reauthUrl);
   await expect(page.getByTestId("detail-refresh-state")).toContainText("refresh outcome unknown since");
+  await expectAccessible(page, "a flagged install's page");
   await page.screenshot({ path: ".data/test/screenshots/staff-install-flagged.png", fullPage: true });
 });
 
@@ -210,6 +240,7 @@ test("a banner says so while the token endpoint's circuit is open (invalid_clien
     await expect(banner).toContainText("ask the service operator to re-issue this app's client (this rotates the client secret)");
     await expect(banner).toContainText("OAUTH_CLIENT_SECRET");
     await expect(banner).toContainText("Refreshing resumes by itself");
+    await expectAccessible(page, "the install list with the circuit banner");
     await page.screenshot({ path: ".data/test/screenshots/staff-circuit-open.png", fullPage: true });
 
     // Closed again (as lib/oauth does once the configuration changes): the banner goes.
@@ -224,9 +255,10 @@ test("a banner says so while the token endpoint's circuit is open (invalid_clien
 
 test("an install id that is not a uuid, or names no install, shows the console's 404", async ({ page }) => {
   await signInAsStaff(page);
-  for (const id of ["not-a-uuid", "00000000-0000-4000-8000-000000000000"]) {
+  for (const id of ["not-a-uuid", "00000000-0000-4000-8000-000000000000", "424242", "99999999999999999999", "0"]) {
     const response = await page.goto(`/admin/installs/${id}`);
     expect(response?.status()).toBe(404);
     await expect(page.getByTestId("install-not-found")).toContainText("No such install");
   }
+  await expectAccessible(page, "the console's 404");
 });

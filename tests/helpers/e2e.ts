@@ -1,5 +1,7 @@
-// Helpers the end-to-end specs share: the stack's settings, the sandbox's operators, and a staff
-// sign-in through the console's form, as a person does it.
+// Helpers the end-to-end specs share: the stack's settings, the sandbox's operators, a staff
+// sign-in through the console's form, as a person does it, and the accessibility check every page
+// walk runs.
+import AxeBuilder from "@axe-core/playwright";
 import { expect, type Page } from "@playwright/test";
 import { control, stack } from "./stack";
 
@@ -43,4 +45,37 @@ export async function installAsFirstOperator(page: Page): Promise<void> {
   await approveInPortal(page, operator!);
   await expect(page).toHaveURL(`${stack.appUrl}/dashboard`);
   await expect(page.getByTestId("install-status")).toHaveText("Connected");
+}
+
+/** The install id the dashboard shows, read where the operator finds it: "Settings and access", through the nav. */
+export async function shownInstallId(page: Page): Promise<string> {
+  await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Settings and access" }).click();
+  await expect(page).toHaveURL(`${stack.appUrl}/dashboard/settings`);
+  return (await page.getByTestId("install-id").textContent()) ?? "";
+}
+
+/** A desktop screen and a phone's, the two widths every page is checked at. */
+export const WIDTHS = [
+  { width: 1280, height: 800 },
+  { width: 390, height: 844 },
+] as const;
+
+/**
+ * axe-core's checks (every rule it has: WCAG 2.x A and AA, and its best practices) on the page as it
+ * is now, at each width given (both by default; the page is not reloaded, only laid out again), and
+ * no violation whose impact is "serious" or "critical" may be found. Lesser findings ("moderate",
+ * "minor") are not failures: they are judgement calls axe itself marks as such. The viewport is put
+ * back as it was.
+ */
+export async function expectAccessible(page: Page, what: string, widths: readonly { width: number; height: number }[] = WIDTHS): Promise<void> {
+  const before = page.viewportSize();
+  for (const size of widths) {
+    if (before?.width !== size.width || before.height !== size.height) await page.setViewportSize(size);
+    const { violations } = await new AxeBuilder({ page }).analyze();
+    const blocking = violations
+      .filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.length}× e.g. ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(" | ")})`);
+    expect(blocking, `axe on ${what} at ${size.width} px`).toEqual([]);
+  }
+  if (before) await page.setViewportSize(before);
 }

@@ -61,12 +61,12 @@ describe("a dropped install.revoked", () => {
 });
 
 describe("install.config.updated", () => {
-  it("stores the operator's configuration and shows it on the dashboard", async () => {
+  it("stores the operator's configuration and shows it on the dashboard's settings page", async () => {
     const install = await installViaPortal(1001);
     await control("POST", `/installs/${install.installId}/config`, { currency: "NOK", syncCharges: false });
     const [row] = await sql<{ config: Record<string, unknown> }>("SELECT config FROM installs WHERE install_id = $1", [install.installId]);
     expect(row!.config).toMatchObject({ currency: "NOK", syncCharges: false });
-    const page = await (await fetch(`${stack.appUrl}/dashboard`, { headers: { cookie: install.sessionCookie } })).text();
+    const page = await (await fetch(`${stack.appUrl}/dashboard/settings`, { headers: { cookie: install.sessionCookie } })).text();
     expect(page).toContain('data-testid="install-config"');
     expect(page).toContain("NOK");
   });

@@ -79,7 +79,9 @@ describe("the install panel", () => {
   it("names the operator, says what the app may do and the settings in words, never the raw strings", async () => {
     const install = await installViaPortal(1002);
     await control("POST", `/installs/${install.installId}/config`, { currency: "NOK", syncCharges: false, siteIds: [] });
-    const html = await dashboardHtml(install.sessionCookie);
+    // The header of every page names the operator; "Settings and access" has the rest.
+    expect(await dashboardHtml(install.sessionCookie)).toMatch(/data-testid="operator-name"[^>]*>Fjordline Energy</);
+    const html = await dashboardHtml(install.sessionCookie, "/dashboard/settings");
     expect(html).toMatch(/data-testid="operator-name"[^>]*>Fjordline Energy</);
     const scopes = /data-testid="granted-scopes">([\s\S]*?)<\/ul>/.exec(html)?.[1] ?? "";
     expect([...scopes.matchAll(/<li[^>]*>([^<]*)<\/li>/g)].map((m) => m[1])).toEqual([
@@ -119,7 +121,7 @@ describe("the portal's Open", () => {
     expect((await control<{ installs: unknown[] }>("GET", "/installs")).installs).toHaveLength(1);
     const created = (await sandboxEvents("webhook")).filter((e) => e.detail.event_type === "install.created");
     expect(created).toHaveLength(1); // the first install's only
-    expect(await dashboardHtml(arrived.sessionCookie)).toContain(`data-testid="install-id">${first.installId}<`);
+    expect(await dashboardHtml(arrived.sessionCookie, "/dashboard/settings")).toContain(`data-testid="install-id">${first.installId}<`);
 
     // The replaced chain is not revoked (docs/spec-gaps.md A65): at some servers that would end the new pair too.
     expect((await sandboxEvents("token")).filter((e) => e.detail.grant_type === "revoke")).toEqual([]);

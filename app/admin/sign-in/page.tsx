@@ -1,8 +1,11 @@
 // /admin/sign-in: the staff console's sign-in. The form posts through next-auth's "staff"
 // Credentials provider (lib/auth/options.ts); operators never sign in here (they come from the portal).
+import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { currentStaff } from "@/lib/auth/staff";
 import { SignInForm } from "./sign-in-form";
+
+export const metadata: Metadata = { title: "Staff sign-in" };
 
 export const dynamic = "force-dynamic";
 

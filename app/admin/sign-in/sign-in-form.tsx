@@ -85,7 +85,7 @@ export function SignInForm({ initialError }: { initialError: string | null }) {
       <button
         type="submit"
         disabled={pending}
-        className="w-full rounded-md bg-brand-600 px-4 py-2 font-medium text-white hover:bg-brand-700 disabled:opacity-60"
+        className="w-full rounded-md bg-brand-700 px-4 py-2 font-medium text-white hover:bg-brand-800 disabled:opacity-60"
       >
         {pending ? "Signing in…" : "Sign in"}
       </button>

@@ -2,10 +2,13 @@
 // charge points by state) over a range in the URL, read from the install's local copy (lib/sync),
 // never from the API: fast, no request from the install's rate budget, and still there while the
 // service is down. The page says how fresh the copy is ("as of").
+import type { Metadata } from "next";
 import { currentOperator } from "@/lib/auth/operator-session";
 import { loadOverview, parseRangeQuery } from "@/lib/dashboard/overview";
 import { loadDashboardInstall, showsLocalCopy } from "@/lib/installs/dashboard";
 import { OverviewView } from "./_overview/overview-view";
+
+export const metadata: Metadata = { title: "Overview" };
 
 export const dynamic = "force-dynamic";
 

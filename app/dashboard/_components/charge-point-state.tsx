@@ -6,10 +6,13 @@ import { humanize } from "./words";
 
 type Tone = "green" | "blue" | "violet" | "amber" | "red" | "slate";
 
-/** `chart`: the state's own colour in charts, where neighbouring slices must differ even within a tone. */
+/**
+ * `chart`: the state's own colour in charts and in their legends, where every state must differ even
+ * within a tone (tests/unit/charge-point-state.test.ts checks that no two share one).
+ */
 const STATES: Record<string, { label: string; tone: Tone; chart: string }> = {
   available: { label: "Available", tone: "green", chart: "#16a34a" },
-  busy: { label: "In use", tone: "blue", chart: "#2563eb" },
+  busy: { label: "In use", tone: "blue", chart: "#1e40af" },
   "busy-charging": { label: "Charging", tone: "blue", chart: "#2563eb" },
   "busy-non-charging": { label: "Plugged in, not charging", tone: "blue", chart: "#0ea5e9" },
   "busy-non-released": { label: "Finished, still plugged in", tone: "blue", chart: "#0891b2" },
@@ -23,8 +26,8 @@ const STATES: Record<string, { label: string; tone: Tone; chart: string }> = {
   other: { label: "Other", tone: "slate", chart: "#a1a1aa" },
 };
 
-/** A state the list does not know: grey, in charts too. */
-const UNKNOWN_CHART_COLOR = "#a1a1aa";
+/** A state the list does not know: grey, in charts too (a grey no known state uses). */
+export const UNKNOWN_CHART_COLOR = "#78716c";
 
 const TONES: Record<Tone, { badge: string; dot: string }> = {
   green: { badge: "bg-emerald-50 text-emerald-800 ring-emerald-200", dot: "bg-emerald-500" },
@@ -41,10 +44,16 @@ export function chargePointStateLabel(state: string | null | undefined): string 
   return STATES[state]?.label ?? humanize(state);
 }
 
-/** What a chart and its legend need: the words, the slice's colour, and the legend swatch's classes. */
-export function chargePointStateStyle(state: string | null | undefined): { label: string; color: string; swatch: string } {
+/** The states the contract lists (public-facts.md "Records"), for the tests. */
+export const KNOWN_CHARGE_POINT_STATES = Object.keys(STATES);
+
+/**
+ * What a chart and its legend need: the words and the state's colour. The legend's dot takes the
+ * same colour as the bar (not the badge's tone), so each dot names its own bar.
+ */
+export function chargePointStateStyle(state: string | null | undefined): { label: string; color: string } {
   const known = state ? STATES[state] : undefined;
-  return { label: chargePointStateLabel(state), color: known?.chart ?? UNKNOWN_CHART_COLOR, swatch: TONES[known?.tone ?? "slate"].dot };
+  return { label: chargePointStateLabel(state), color: known?.chart ?? UNKNOWN_CHART_COLOR };
 }
 
 export function ChargePointStateBadge({ state }: { state: string | null | undefined }) {

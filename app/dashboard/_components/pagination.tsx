@@ -1,29 +1,43 @@
-// Previous / next links and page-size links for a server-paginated list; plain links, so they work without JavaScript.
+// First / previous / next / last links and page-size links for a server-paginated list; plain links, so they work without JavaScript.
 import Link from "next/link";
 import { formatCount } from "../format";
 
 export function Pagination({ page, perPage, total, hrefFor }: { page: number; perPage: number; total: number; hrefFor: (page: number) => string }) {
   const pages = Math.max(1, Math.ceil(total / perPage));
   if (pages <= 1 && page === 0) return null;
+  const last = pages - 1;
+  // First and last beside previous and next: across a hundred pages, the end is one step away, not
+  // a hundred. A step that leads nowhere (already on the first or last page) is left out.
+  const link = "whitespace-nowrap text-brand-700 hover:underline";
   return (
-    <nav className="flex items-center justify-between gap-3 text-sm" aria-label="Pagination">
-      {page > 0 ? (
-        <Link href={hrefFor(Math.min(page - 1, pages - 1))} className="text-brand-700 hover:underline" rel="prev">
-          ← Previous
-        </Link>
-      ) : (
-        <span />
-      )}
-      <span className="text-slate-500">
+    <nav className="flex flex-wrap items-center justify-between gap-x-4 gap-y-2 text-sm" aria-label="Pagination">
+      <span className="flex gap-4">
+        {page > 0 ? (
+          <>
+            <Link href={hrefFor(0)} className={link} data-testid="page-first">
+              « First
+            </Link>
+            <Link href={hrefFor(Math.min(page - 1, last))} className={link} rel="prev">
+              ← Previous
+            </Link>
+          </>
+        ) : null}
+      </span>
+      <span className="text-slate-600">
         Page {formatCount(page + 1)} of {formatCount(pages)}
       </span>
-      {page + 1 < pages ? (
-        <Link href={hrefFor(page + 1)} className="text-brand-700 hover:underline" rel="next">
-          Next →
-        </Link>
-      ) : (
-        <span />
-      )}
+      <span className="flex gap-4">
+        {page < last ? (
+          <>
+            <Link href={hrefFor(page + 1)} className={link} rel="next">
+              Next →
+            </Link>
+            <Link href={hrefFor(last)} className={link} data-testid="page-last">
+              Last »
+            </Link>
+          </>
+        ) : null}
+      </span>
     </nav>
   );
 }
@@ -50,7 +64,7 @@ export function queryString(values: Record<string, string | number | undefined>,
 export function PageSizeLinks({ choices, current, hrefFor }: { choices: readonly number[]; current: number; hrefFor: (perPage: number) => string }) {
   return (
     <nav className="flex items-center gap-2 text-sm" aria-label="Page size">
-      <span className="text-slate-500">Per page:</span>
+      <span className="text-slate-600">Per page:</span>
       {choices.map((n) => (
         <Link
           key={n}

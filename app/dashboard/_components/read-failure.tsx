@@ -1,6 +1,7 @@
 // Why a live read of the API showed nothing, in words an operator can act on: one text per reason
 // lib/installs/dashboard.ts can give.
 import type { DashboardRead } from "@/lib/installs/dashboard";
+import { RetryButton } from "./retry-button";
 
 export type FailureReason = Extract<DashboardRead<unknown>, { ok: false }>["reason"];
 
@@ -22,6 +23,9 @@ const FAILURE_TEXT: Record<FailureReason, string> = {
   not_active: "The app reads nothing from the service until you approve its new access, and has no copy of these yet.",
 };
 
+/** The reasons that pass by themselves: for these, the operator gets a button to try again. */
+export const PASSING_FAILURES: ReadonlySet<string> = new Set<FailureReason>(["unavailable", "timeout", "rate_limited", "bad_response"]);
+
 export function ReadFailure({ reason, retryInSeconds }: { reason: FailureReason; retryInSeconds?: number }) {
   // The install's rate budget is spent for now (lib/partner-api/budget.ts): say when it is back.
   const text =
@@ -29,8 +33,9 @@ export function ReadFailure({ reason, retryInSeconds }: { reason: FailureReason;
       ? `Busy: this install has used its request budget at the service for now. Try again in ${Math.max(1, retryInSeconds)} s.`
       : FAILURE_TEXT[reason];
   return (
-    <p className="rounded-md border border-amber-300 bg-amber-50 p-4 text-sm text-amber-900" role="alert" data-reason={reason}>
-      {text}
-    </p>
+    <div className="space-y-3 rounded-md border border-amber-300 bg-amber-50 p-4 text-sm text-amber-900" role="alert" data-reason={reason}>
+      <p>{text}</p>
+      {PASSING_FAILURES.has(reason) ? <RetryButton /> : null}
+    </div>
   );
 }

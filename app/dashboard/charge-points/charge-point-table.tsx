@@ -40,6 +40,7 @@ export function ChargePointTable({ list, options, query, asOf }: { list: ChargeP
         <EmptyState any={options.any} />
       ) : (
         <DataTable
+          label="Charge points"
           testId="charge-points"
           columns={[
             { label: "Name" },

@@ -58,6 +58,7 @@ function LiveTable({ page }: { page: ChargePointPage }) {
         <PageSizeLinks choices={PER_PAGE_CHOICES} current={meta.perPage} hrefFor={(n) => hrefFor(0, n)} />
       </div>
       <DataTable
+          label="Charge points"
         testId="charge-points"
         columns={[
           { label: "Name" },

@@ -13,9 +13,9 @@ export function EnergyChart({ days }: { days: EnergyDay[] }) {
     <div className="h-64 w-full min-w-0">
       <ResponsiveContainer width="100%" height="100%">
         <BarChart data={data} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
-          <CartesianGrid strokeDasharray="3 3" vertical={false} stroke="#e2e8f0" />
-          <XAxis dataKey="label" tick={{ fontSize: 12 }} interval="preserveStartEnd" minTickGap={16} />
-          <YAxis tick={{ fontSize: 12 }} width={44} tickFormatter={(value: number) => kwh.format(value)} />
+          <CartesianGrid strokeDasharray="3 3" vertical={false} stroke="var(--chart-grid)" />
+          <XAxis dataKey="label" tick={{ fontSize: 12, fill: "var(--chart-tick)" }} interval="preserveStartEnd" minTickGap={16} />
+          <YAxis tick={{ fontSize: 12, fill: "var(--chart-tick)" }} width={44} tickFormatter={(value: number) => kwh.format(value)} />
           <Tooltip
             formatter={(value) => [`${kwh.format(Number(value))} kWh`, "Energy"]}
             labelFormatter={(label, payload) => {

@@ -1,12 +1,17 @@
 // /dashboard/energy: one EVSE's charge history from the service's beta operation (contract §4.3),
 // read live (lib/dashboard/energy.ts). The operator picks an EVSE of their charge points (from the
 // local copy) and a range of days; the page shows energy per day as a chart, and the sessions.
+import type { Metadata } from "next";
 import { currentOperator } from "@/lib/auth/operator-session";
 import { HISTORY_LIMIT, EnergyQuerySchema, loadEnergy, type EnergyView } from "@/lib/dashboard/energy";
 import { fetchInstallSummary, loadDashboardInstall, restartIfInstallLeftActive, showsLocalCopy } from "@/lib/installs/dashboard";
 import { formatCount, formatDateTime, formatDuration, formatKwh } from "../format";
+import { PASSING_FAILURES } from "../_components/read-failure";
+import { RetryButton } from "../_components/retry-button";
 import { ReauthorizeBanner } from "../install-status";
 import { EnergyChart } from "./energy-chart";
+
+export const metadata: Metadata = { title: "Energy" };
 
 export const dynamic = "force-dynamic";
 
@@ -209,9 +214,11 @@ function FailureNotice({ failure }: { failure: Extract<EnergyView, { state: "fai
       text = "The service answered in a way the app did not expect. Try again later.";
   }
   return (
-    <p className="rounded-md border border-amber-300 bg-amber-50 p-4 text-sm text-amber-900" role="alert" data-testid="energy-state" data-state="failed" data-reason={failure.kind}>
-      {text}
-    </p>
+    <div className="space-y-3 rounded-md border border-amber-300 bg-amber-50 p-4 text-sm text-amber-900" role="alert" data-testid="energy-state" data-state="failed" data-reason={failure.kind}>
+      <p>{text}</p>
+      {/* A failure that passes by itself gets a way to ask again without retyping the form. */}
+      {PASSING_FAILURES.has(failure.kind) ? <RetryButton /> : null}
+    </div>
   );
 }
 

@@ -109,13 +109,16 @@ export function SessionTable({
         </div>
       ) : (
         <DataTable
+          label="Charging sessions"
           testId="sessions"
           columns={[
             { label: "Started" },
             { label: "Charge point" },
             { label: "Energy", className: "text-right" },
             { label: "Duration", className: "hidden sm:table-cell text-right" },
-            { label: "Cost", className: "hidden sm:table-cell text-right" },
+            // The price, as Revenue on the Overview sums it (docs/spec-gaps.md A78): the list and the
+            // total must add up. The session's page shows its cost too.
+            { label: "Price", className: "hidden sm:table-cell text-right" },
             { label: "State", className: "hidden md:table-cell" },
           ]}
         >
@@ -130,14 +133,16 @@ export function SessionTable({
               </td>
               <td className="px-3 py-2">
                 {s.chargePointId ? <span className="break-words">{s.chargePointName ?? `Charge point ${s.chargePointId}`}</span> : "—"}
-                {/* On a phone the cost and state move under the name instead of into columns of their own. */}
-                <span className="block text-xs text-slate-500 sm:hidden">
-                  {formatMoney(s.cost, s.currency, s.currencyDecimals)} · {sessionStateLabel(s.state)}
+                {/* On a phone the price and state move under the name instead of into columns of their own. */}
+                <span className="block text-xs text-slate-600 sm:hidden">
+                  {formatMoney(s.price, s.currency, s.currencyDecimals)} · {sessionStateLabel(s.state)}
                 </span>
               </td>
               <td className="whitespace-nowrap px-3 py-2 text-right">{formatKwh(s.consumedKwh)}</td>
               <td className="hidden whitespace-nowrap px-3 py-2 text-right sm:table-cell">{formatDuration(durationOf(s))}</td>
-              <td className="hidden whitespace-nowrap px-3 py-2 text-right sm:table-cell">{formatMoney(s.cost, s.currency, s.currencyDecimals)}</td>
+              <td className="hidden whitespace-nowrap px-3 py-2 text-right sm:table-cell" data-testid="session-price">
+                {formatMoney(s.price, s.currency, s.currencyDecimals)}
+              </td>
               <td className="hidden px-3 py-2 md:table-cell">
                 <SessionStateBadge state={s.state} />
               </td>

@@ -1,10 +1,13 @@
 // /dashboard/teams: the operator's teams from the install's local copy (lib/dashboard/teams.ts), and,
 // when the app's "manage teams" feature is on and the operator granted teams:write, a rename per team.
+import type { Metadata } from "next";
 import { currentOperator } from "@/lib/auth/operator-session";
 import { loadDashboardInstall, showsLocalCopy } from "@/lib/installs/dashboard";
 import { loadTeams, type TeamsView } from "@/lib/dashboard/teams";
 import { formatDate, formatDateTime } from "../format";
 import { RenameTeamForm } from "./rename-team-form";
+
+export const metadata: Metadata = { title: "Teams" };
 
 export const dynamic = "force-dynamic";
 

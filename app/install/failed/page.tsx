@@ -1,8 +1,11 @@
 // Where the redirect_uri sends an operator when an install could not be completed. Each reason
 // says what happened and what to do; nothing was stored for a failed redemption.
+import type { Metadata } from "next";
 import { z } from "zod";
 import { env } from "@/lib/env";
 import type { InstallFailureReason } from "@/lib/installs/connect";
+
+export const metadata: Metadata = { title: "The app could not be installed" };
 
 export const dynamic = "force-dynamic";
 

@@ -1,8 +1,11 @@
 // /oauth/continue: an install was just completed in a browser that is signed in as someone else.
 // The install is stored; this page asks which account to continue with (lib/auth/pending-sign-in.ts).
+import type { Metadata } from "next";
 import Link from "next/link";
 import { currentSignIn, findPendingSignIn, type CurrentSignIn } from "@/lib/auth/pending-sign-in";
 import { choosePendingSignInAction } from "./actions";
+
+export const metadata: Metadata = { title: "Choose an account" };
 
 export const dynamic = "force-dynamic";
 
@@ -40,7 +43,7 @@ export default async function ContinuePage() {
           type="submit"
           name="choice"
           value="switch"
-          className="rounded-md bg-brand-600 px-4 py-2 font-medium text-white hover:bg-brand-700"
+          className="rounded-md bg-brand-700 px-4 py-2 font-medium text-white hover:bg-brand-800"
         >
           Continue as operator {pending.operatorId}
         </button>

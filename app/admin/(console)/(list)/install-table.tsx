@@ -28,13 +28,15 @@ export function InstallTable({ list, query }: { list: InstallList; query: Instal
       {list.items.length === 0 ? (
         <EmptyState testId="installs-no-match" title="No install matches">
           Try another search, or fewer filters.{" "}
-          <Link href="/admin" className="text-brand-700 hover:underline">
+          {/* Underlined: a link inside a sentence must not be told apart by its colour alone (WCAG 1.4.1). */}
+          <Link href="/admin" className="text-brand-700 underline">
             Clear them
           </Link>
           .
         </EmptyState>
       ) : (
         <DataTable
+          label="Installs"
           testId="installs"
           columns={[
             { label: "Install" },
@@ -67,7 +69,11 @@ function InstallRow({ install, now }: { install: InstallListItem; now: Date }) {
         <Link href={`/admin/installs/${install.id}`} className="font-mono text-brand-700 hover:underline" data-testid="install-link">
           {install.installId ?? "pending"}
         </Link>
-        {install.slug ? <div className="break-all text-xs text-slate-500">{install.slug}</div> : null}
+        {install.slug ? (
+          <div className="break-words text-xs text-slate-600" data-testid="install-slug">
+            {install.slug}
+          </div>
+        ) : null}
         {/* On phones: the operator here, its column is hidden. */}
         <div className="break-words text-xs text-slate-700 md:hidden">{operatorLabel(install)}</div>
       </td>

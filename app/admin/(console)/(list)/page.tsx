@@ -4,12 +4,15 @@
 //
 // The page lives in a route group, "(list)", so its loading skeleton wraps this page alone (see
 // loading.tsx).
+import type { Metadata } from "next";
 import { fetchInstallList, parseInstallListQuery } from "@/lib/admin/install-list";
 import { requireStaff } from "@/lib/auth/staff";
 import { CircuitBanner } from "../../circuit-banner";
 import { InstallCounts } from "./install-counts";
 import { InstallFilters } from "./install-filters";
 import { InstallTable } from "./install-table";
+
+export const metadata: Metadata = { title: "Installs · Staff console" };
 
 export const dynamic = "force-dynamic";
 

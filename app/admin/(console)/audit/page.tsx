@@ -1,11 +1,14 @@
 // /admin/audit: the staff console's audit log (lib/admin/audit.ts), newest first, 50 lines a page,
 // filterable by install (its install_id or row id) and by staff member (email). Viewers see it too.
+import type { Metadata } from "next";
 import Link from "next/link";
 import { DataTable } from "@/app/components/data-table";
 import { KeysetPages } from "@/app/components/keyset-pages";
 import { ACTION_LABEL, CONSOLE_ACTIONS, PENDING, fetchAuditPage, readAuditQuery, type AuditQuery } from "@/lib/admin/audit";
 import { requireStaff } from "@/lib/auth/staff";
 import { formatTime } from "../../format";
+
+export const metadata: Metadata = { title: "Audit log · Staff console" };
 
 export const dynamic = "force-dynamic";
 
@@ -58,6 +61,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
       </form>
 
       <DataTable
+          label="Audit log"
         columns={["When, who", "Action", { label: "Install", className: "hidden sm:table-cell" }, { label: "Outcome", className: "hidden md:table-cell" }]}
         testId="audit"
       >
@@ -95,7 +99,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
                   {line.installId ?? "pending"}
                 </Link>
               ) : (
-                <span className="text-slate-400">—</span>
+                <span className="text-slate-500">—</span>
               )}
             </td>
             <td className="hidden px-3 py-2 md:table-cell">

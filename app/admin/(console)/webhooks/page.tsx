@@ -1,6 +1,7 @@
 // /admin/webhooks: every webhook delivery the app recorded, and the ones it refused before recording
 // anything (counted per minute and reason: lib/webhooks/rejections.ts), newest first. Searchable by
 // delivery id, install_id or event type; filterable by outcome and by the reason for a refusal.
+import type { Metadata } from "next";
 import Link from "next/link";
 import { DataTable } from "@/app/components/data-table";
 import { KeysetPages } from "@/app/components/keyset-pages";
@@ -8,6 +9,8 @@ import { OUTCOME_WORDS, fetchWebhookLog, readWebhookLogQuery, type WebhookLogQue
 import { requireStaff } from "@/lib/auth/staff";
 import { REJECTION_REASONS, type RejectionReason } from "@/lib/webhooks/rejections";
 import { formatTime } from "../../format";
+
+export const metadata: Metadata = { title: "Webhooks · Staff console" };
 
 export const dynamic = "force-dynamic";
 
@@ -81,7 +84,7 @@ export default async function WebhookLogPage({ searchParams }: { searchParams: P
             Counted per minute and reason, never stored one by one: anyone can send these. Many bad signatures at once usually mean the
             webhook secret differs from the service&apos;s; &quot;not recorded&quot; deliveries are lost until the service replays them.
           </p>
-          <DataTable columns={["Minute", "Why", { label: "Count", className: "text-right" }]} testId="webhook-rejections">
+          <DataTable label="Refused before recording" columns={["Minute", "Why", { label: "Count", className: "text-right" }]} testId="webhook-rejections">
             {log.rejections.length === 0 ? (
               <tr>
                 <td colSpan={3} className="px-3 py-6 text-center text-slate-500" data-testid="webhook-rejections-empty">
@@ -111,6 +114,7 @@ export default async function WebhookLogPage({ searchParams }: { searchParams: P
             Recorded deliveries
           </h2>
           <DataTable
+            label="Recorded deliveries"
             columns={["Received", "Event", { label: "Install", className: "hidden sm:table-cell" }, { label: "Outcome", className: "hidden md:table-cell" }]}
             testId="webhook-deliveries"
           >
@@ -138,7 +142,7 @@ export default async function WebhookLogPage({ searchParams }: { searchParams: P
                       {delivery.installId}
                     </Link>
                   ) : (
-                    <span className="text-slate-400">—</span>
+                    <span className="text-slate-500">—</span>
                   )}
                 </td>
                 <td className="hidden px-3 py-2 md:table-cell">

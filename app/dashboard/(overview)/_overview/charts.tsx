@@ -17,11 +17,11 @@ const number = new Intl.NumberFormat("en-GB", { maximumFractionDigits: 1 });
 export function DailyBarChart({ data, unit, color, title }: { data: DailyPoint[]; unit: string; color: string; title: string }) {
   return (
     <BarChart responsive data={data} title={title} style={{ width: "100%", height: 220 }} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
-      <CartesianGrid vertical={false} stroke="#e2e8f0" />
-      <XAxis dataKey="day" tickFormatter={formatDay} minTickGap={24} tick={{ fontSize: 12, fill: "#475569" }} tickLine={false} axisLine={{ stroke: "#cbd5e1" }} />
-      <YAxis width={44} tick={{ fontSize: 12, fill: "#475569" }} tickLine={false} axisLine={false} tickFormatter={(v: number) => number.format(v)} allowDecimals={false} />
+      <CartesianGrid vertical={false} stroke="var(--chart-grid)" />
+      <XAxis dataKey="day" tickFormatter={formatDay} minTickGap={24} tick={{ fontSize: 12, fill: "var(--chart-tick)" }} tickLine={false} axisLine={{ stroke: "var(--chart-axis)" }} />
+      <YAxis width={44} tick={{ fontSize: 12, fill: "var(--chart-tick)" }} tickLine={false} axisLine={false} tickFormatter={(v: number) => number.format(v)} allowDecimals={false} />
       <Tooltip
-        cursor={{ fill: "#f1f5f9" }}
+        cursor={{ fill: "var(--chart-cursor)" }}
         labelFormatter={(day) => formatDay(String(day))}
         formatter={(value) => [`${number.format(Number(value))} ${unit}`, ""]}
         separator=""
@@ -36,9 +36,9 @@ export function StatesBarChart({ data, title }: { data: StatePoint[]; title: str
   const height = Math.max(120, data.length * 32 + 24);
   return (
     <BarChart responsive layout="vertical" data={data} title={title} style={{ width: "100%", height }} margin={{ top: 0, right: 16, bottom: 0, left: 0 }}>
-      <XAxis type="number" allowDecimals={false} tick={{ fontSize: 12, fill: "#475569" }} tickLine={false} axisLine={{ stroke: "#cbd5e1" }} />
-      <YAxis type="category" dataKey="label" width={116} tick={{ fontSize: 12, fill: "#334155" }} tickLine={false} axisLine={false} />
-      <Tooltip cursor={{ fill: "#f1f5f9" }} formatter={(value) => [`${value} charge points`, ""]} separator="" />
+      <XAxis type="number" allowDecimals={false} tick={{ fontSize: 12, fill: "var(--chart-tick)" }} tickLine={false} axisLine={{ stroke: "var(--chart-axis)" }} />
+      <YAxis type="category" dataKey="label" width={116} tick={{ fontSize: 12, fill: "var(--chart-label)" }} tickLine={false} axisLine={false} />
+      <Tooltip cursor={{ fill: "var(--chart-cursor)" }} formatter={(value) => [`${value} charge points`, ""]} separator="" />
       <Bar dataKey="count" radius={[0, 3, 3, 0]} isAnimationActive={false}>
         {data.map((point) => (
           <Cell key={point.label} fill={point.color} />

@@ -133,7 +133,8 @@ function DailyFigure({ overview, field, unit, color }: { overview: Overview; fie
       <figcaption className="mt-2 text-xs text-slate-600">{summary}</figcaption>
       <details className="mt-2 text-sm">
         <summary className="cursor-pointer text-brand-700">Show as a table</summary>
-        <div className="mt-2 max-h-64 overflow-y-auto">
+        {/* It scrolls, so it takes keyboard focus (WCAG 2.1.1), as app/components/data-table.tsx explains. */}
+        <div className="mt-2 max-h-64 overflow-y-auto" role="region" aria-label={`${field === "kwh" ? "Energy" : "Sessions"} per day, as a table`} tabIndex={0}>
           <table className="w-full text-left text-sm">
             <thead className="text-slate-600">
               <tr>
@@ -167,7 +168,8 @@ function StatesFigure({ overview }: { overview: Overview }) {
         {data.map((s) => (
           <li key={s.label} className="flex items-center justify-between gap-2">
             <span className="flex min-w-0 items-center gap-2">
-              <span className={`h-2.5 w-2.5 shrink-0 rounded-full ${s.swatch}`} aria-hidden="true" />
+              {/* The bar's own colour, so each dot matches its bar (states of one tone differ in the chart). */}
+              <span className="h-2.5 w-2.5 shrink-0 rounded-full" style={{ backgroundColor: s.color }} aria-hidden="true" />
               <span className="truncate">{s.label}</span>
             </span>
             <span className="tabular-nums text-slate-700">{formatCount(s.count)}</span>

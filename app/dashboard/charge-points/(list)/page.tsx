@@ -5,12 +5,15 @@
 // The page lives in a route group, "(list)", so its loading skeleton wraps this page alone: the
 // detail page ([id]) must answer 404 for an unknown id, and a page streamed behind a loading
 // boundary has already sent its 200 by the time it knows.
+import type { Metadata } from "next";
 import { currentOperator } from "@/lib/auth/operator-session";
 import { listChargePoints, loadFilterOptions, parseChargePointQuery } from "@/lib/dashboard/charge-points";
 import { loadFreshness } from "@/lib/dashboard/freshness";
 import { loadDashboardInstall } from "@/lib/installs/dashboard";
 import { ChargePointTable } from "../charge-point-table";
 import { LiveChargePoints, parseLiveQuery } from "../live-charge-points";
+
+export const metadata: Metadata = { title: "Charge points" };
 
 export const dynamic = "force-dynamic";
 

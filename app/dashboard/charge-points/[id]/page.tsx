@@ -1,6 +1,7 @@
 // GET /dashboard/charge-points/[id]: one charge point of the install, from the local copy: what it
 // is, where it is, its connectors, and its recent sessions. An id the install does not have
 // (unknown, removed, or another install's) is a 404 that says nothing about whose it is.
+import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { Suspense } from "react";
@@ -15,6 +16,8 @@ import { AsOf } from "../../_components/as-of";
 import { ChargePointStateBadge, powerLabel } from "../../_components/charge-point-state";
 import { SessionStateBadge } from "../../_components/session-state";
 import { SkeletonLine } from "../../_components/skeleton";
+
+export const metadata: Metadata = { title: "Charge point" };
 
 export const dynamic = "force-dynamic";
 

@@ -5,7 +5,7 @@
 // section removes it.
 import { expect, test, type Page } from "@playwright/test";
 import { resultOf, runAppWorker } from "../../../../tests/helpers/app-process";
-import { operators } from "../../../../tests/helpers/e2e";
+import { expectAccessible, operators } from "../../../../tests/helpers/e2e";
 import { closeSql, control, operatorRecords, resetWorld, sql, stack } from "../../../../tests/helpers/stack";
 
 test.beforeEach(resetWorld);
@@ -19,6 +19,7 @@ async function syncNow(installRowId: string): Promise<{ outcome: string; resourc
 }
 
 async function screenshots(page: Page, name: string): Promise<void> {
+  await expectAccessible(page, name);
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.screenshot({ path: `${SCREENSHOTS}/${name}-1280.png`, fullPage: true });
   await page.setViewportSize({ width: 390, height: 844 });

@@ -2,6 +2,7 @@
 // install does not have (unknown, removed, or another install's) is a 404 that says nothing about
 // whose it is. No loading boundary above this page, so that 404 is a real status (see
 // ../../charge-points/(list)/page.tsx).
+import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { currentOperator } from "@/lib/auth/operator-session";
@@ -12,6 +13,8 @@ import { loadDashboardInstall } from "@/lib/installs/dashboard";
 import { formatDateTime, formatDuration, formatKwh, formatMoney } from "../../format";
 import { AsOf } from "../../_components/as-of";
 import { SessionStateBadge, sessionReasonLabel, sessionTypeLabel } from "../../_components/session-state";
+
+export const metadata: Metadata = { title: "Charging session" };
 
 export const dynamic = "force-dynamic";
 

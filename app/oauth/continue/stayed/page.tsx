@@ -1,6 +1,9 @@
 // After "Stay as ...": the session is unchanged; show where to go from here.
+import type { Metadata } from "next";
 import Link from "next/link";
 import { currentSignIn } from "@/lib/auth/pending-sign-in";
+
+export const metadata: Metadata = { title: "Signed in as before" };
 
 export const dynamic = "force-dynamic";
 

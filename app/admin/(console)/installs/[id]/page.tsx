@@ -1,11 +1,16 @@
 // /admin/installs/[id]: one install (by its row id): its fields, its tokens' timing, the actions
 // staff may take, where its sync and rate budget stand, and its timeline: everything that happened
 // to it, from every source, newest first (lib/admin/timeline.ts).
+//
+// The address takes the service's install_id too (/admin/installs/1042): staff are handed that
+// number by operators and by the service's own tools, and are sent on to the install's row.
+import type { Metadata } from "next";
 import Link from "next/link";
-import { notFound } from "next/navigation";
+import { notFound, redirect } from "next/navigation";
+import { cache } from "react";
 import { z } from "zod";
-import { fetchInstallDetail } from "@/lib/admin/queries";
-import { requireStaff } from "@/lib/auth/staff";
+import { fetchInstallDetail, findInstallRowId } from "@/lib/admin/queries";
+import { currentStaff, requireStaff } from "@/lib/auth/staff";
 import { isSafeRedirect } from "@/lib/installs/reauth";
 import { fetchBudgetStatus, fetchSyncStatus, fetchTimeline, type TimelineEntry } from "@/lib/admin/timeline";
 import { ActionsPanel } from "./actions-panel";
@@ -17,6 +22,23 @@ import { StatusBadge } from "../../../status-badge";
 export const dynamic = "force-dynamic";
 
 const ParamsSchema = z.object({ id: z.uuid() });
+// The service's install_id: a positive integer (contract §2), digits only, within PostgreSQL's integer.
+const InstallIdSchema = z.object({ id: z.string().regex(/^[1-9][0-9]{0,9}$/).transform(Number).pipe(z.number().int().max(2_147_483_647)) });
+
+// The page and its title read the same install once per request.
+const loadInstall = cache(fetchInstallDetail);
+
+/** The operator's name first, so a tab, a bookmark and the history say whose install it is. */
+function operatorLabel(install: { operatorName: string | null; operatorId: string }): string {
+  return install.operatorName ?? `Operator ${install.operatorId}`;
+}
+
+export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
+  const parsed = ParamsSchema.safeParse(await params);
+  // The title is rendered for anyone who asks: it names the operator only to a signed-in staff member.
+  const install = parsed.success && (await currentStaff()) ? await loadInstall(parsed.data.id) : null;
+  return { title: install ? `${operatorLabel(install)}, install ${install.installId ?? "pending"} · Staff console` : "Install · Staff console" };
+}
 
 function Field({ label, children, testId }: { label: string; children: React.ReactNode; testId?: string }) {
   return (
@@ -52,13 +74,19 @@ function TimelineItem({ entry }: { entry: TimelineEntry }) {
   );
 }
 
-const Time = ({ at }: { at: Date | null }) => (at ? <>{formatTime(at)}</> : <span className="text-slate-400">—</span>);
+const Time = ({ at }: { at: Date | null }) => (at ? <>{formatTime(at)}</> : <span className="text-slate-500">—</span>);
 
 export default async function InstallPage({ params }: { params: Promise<{ id: string }> }) {
   await requireStaff();
-  const parsed = ParamsSchema.safeParse(await params);
-  if (!parsed.success) notFound();
-  const install = await fetchInstallDetail(parsed.data.id);
+  const raw = await params;
+  const parsed = ParamsSchema.safeParse(raw);
+  if (!parsed.success) {
+    const byInstallId = InstallIdSchema.safeParse(raw);
+    const rowId = byInstallId.success ? await findInstallRowId(byInstallId.data.id) : null;
+    if (rowId) redirect(`/admin/installs/${rowId}`);
+    notFound();
+  }
+  const install = await loadInstall(parsed.data.id);
   if (!install) notFound();
   const [timeline, syncStatus, budget] = await Promise.all([fetchTimeline(install), fetchSyncStatus(install.id), fetchBudgetStatus(install.id)]);
   const { grant, asOf } = install;
@@ -73,10 +101,14 @@ export default async function InstallPage({ params }: { params: Promise<{ id: st
         ← All installs
       </Link>
 
-      <section className="rounded-lg border border-slate-200 bg-white p-5" aria-label="Install">
-        <div className="flex flex-wrap items-center gap-3">
-          <h1 className="text-xl font-semibold">
-            Install <span className="font-mono">{install.installId ?? "pending"}</span>
+      <section className="rounded-lg border border-slate-200 bg-white p-4 sm:p-5" aria-label="Install">
+        <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
+          <h1 className="min-w-0 break-words text-xl font-semibold" data-testid="detail-title">
+            {operatorLabel(install)}
+            <span className="text-slate-600">
+              {" "}
+              · Install <span className="font-mono">{install.installId ?? "pending"}</span>
+            </span>
           </h1>
           <StatusBadge status={install.status} />
         </div>
@@ -168,7 +200,7 @@ export default async function InstallPage({ params }: { params: Promise<{ id: st
               {install.config === null ? (
                 "—"
               ) : (
-                <pre className="overflow-x-auto rounded bg-slate-50 p-2 text-xs">{JSON.stringify(install.config, null, 2)}</pre>
+                <pre className="overflow-x-auto rounded bg-slate-50 p-2 text-xs" tabIndex={0} aria-label="Configuration as received">{JSON.stringify(install.config, null, 2)}</pre>
               )}
             </Field>
           </dl>

@@ -1,0 +1,7 @@
+"use client";
+// The settings page's error boundary: a failed read shows a retry, not a dead page (_components/section-error.tsx).
+import { SectionError } from "../_components/section-error";
+
+export default function SettingsError({ error, retry }: { error: Error & { digest?: string }; retry: () => void }) {
+  return <SectionError what="settings" error={error} retry={retry} />;
+}

@@ -19,7 +19,8 @@ const WIDTHS = [
 
 async function checkFits(page: Page, width: number) {
   // The document is no wider than the window: nothing makes the page scroll sideways.
-  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+  // Polled: a chart sizes itself to its container after the resize (a ResizeObserver), not at once.
+  await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
 }
 
 async function shoot(page: Page, testInfo: TestInfo, name: string) {

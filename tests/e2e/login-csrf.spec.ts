@@ -31,7 +31,8 @@ test("staff signed in → an install asks first; the staff session is intact unt
   await other.goto("/admin");
   await expect(other.getByTestId("staff-email")).toHaveText(requiredEnv("STAFF_DEV_EMAIL"));
   await other.goto("/dashboard");
-  await expect(other.getByRole("heading", { name: "Open this app from your operator portal" })).toBeVisible();
+  // No operator session: the dashboard says whose session this browser has (the staff member's).
+  await expect(other.getByRole("heading", { name: "You are signed in to the staff console" })).toBeVisible();
   await other.close();
 
   await page.getByRole("button", { name: `Stay as staff member ${requiredEnv("STAFF_DEV_EMAIL")}` }).click();

@@ -20,7 +20,8 @@ async function screenshots(page: Page, name: string) {
   await page.setViewportSize(DESKTOP);
   await page.screenshot({ path: `${SHOTS}/${name}-1280.png`, fullPage: true });
   await page.setViewportSize(PHONE);
-  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+  // Polled: a chart sizes itself to its container after the resize (a ResizeObserver), not at once.
+  await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
   await page.screenshot({ path: `${SHOTS}/${name}-390.png`, fullPage: true });
   await page.setViewportSize(DESKTOP);
 }

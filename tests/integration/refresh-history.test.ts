@@ -22,7 +22,7 @@ afterEach(async () => {
 afterAll(closeSql);
 
 const attempts = (installRowId: string) =>
-  sql<AttemptRow>("SELECT id::text, install_row_id::text, attempted_at, duration_ms, outcome, detail, host, pid FROM refresh_attempts WHERE install_row_id = $1 ORDER BY id", [installRowId]);
+  sql<AttemptRow>("SELECT id::text, install_row_id::text, attempted_at, duration_ms, outcome, detail, host, pid FROM refresh_attempts WHERE install_row_id = $1 ORDER BY attempted_at, id", [installRowId]);
 const call = async (installRowId: string, n: number) => resultOf<CallSummary>(await runAppWorker(["call", installRowId, String(n)]));
 
 /** As if the settle window of an unknown refresh had passed, with the old access token still probeable (token-lifecycle.test.ts). */

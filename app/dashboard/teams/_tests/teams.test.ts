@@ -144,7 +144,9 @@ describe("the teams write", () => {
       expect(item).toContain(`changed ${day.format(new Date(team.updatedAt))}`);
     }
     expect(html).not.toContain(`changed ${day.format(new Date())}`);
-    expect(html).toContain(">Rename your teams<");
+    // The granted scopes in words are on the Settings and access page.
+    const settings = (await page("/dashboard/settings", install.sessionCookie)).html.replace(/<!-- -->/g, "");
+    expect(settings).toContain(">Rename your teams<");
     expect(html).not.toContain("create your teams");
   });
 

@@ -56,15 +56,29 @@ export class Operator {
     this.jar.set(origin, cookies);
   }
 
+  /**
+   * Each operator is a person at their own browser, so each has an address of their own (TEST-NET-2, RFC 5737): a run
+   * installs twenty-odd times in a minute, which an app's per-address limit on its redirect_uri would otherwise refuse.
+   * An app behind a trusted proxy ignores what the client writes there (docs/conformance.md).
+   */
+  private get address(): string {
+    return `198.51.100.${(this.operatorId % 250) + 1}`;
+  }
+
   /** One request with this operator's cookies; no redirect followed. */
   async request(url: string, init: RequestInit = {}): Promise<PageAnswer> {
     const started = performance.now();
-    const response = await fetch(url, { ...init, redirect: "manual", headers: { ...this.cookieHeader(url), ...(init.headers as Record<string, string> | undefined) } });
+    const toApp = !url.startsWith(this.sandbox.url);
+    const response = await fetch(url, {
+      ...init,
+      redirect: "manual",
+      headers: { ...this.cookieHeader(url), ...(toApp ? { "X-Forwarded-For": this.address } : {}), ...(init.headers as Record<string, string> | undefined) },
+    });
     this.keepCookies(url, response);
     const html = await response.text();
     const location = response.headers.get("location");
     const answer = { status: response.status, html, location: location ? new URL(location, url).toString() : null, ms: performance.now() - started };
-    if (!url.startsWith(this.sandbox.url)) this.seen.push({ url, html });
+    if (toApp) this.seen.push({ url, html });
     return answer;
   }
 

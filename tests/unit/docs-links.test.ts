@@ -16,7 +16,7 @@ import { describe, expect, it } from "vitest";
 const root = resolve(__dirname, "../..");
 /** Folders that hold no docs of the project (dependencies, build output, local state, test output). */
 const SKIPPED = new Set(["node_modules", ".git", ".data", "test-results", "playwright-report", "coverage"]);
-const PROJECT_FOLDERS = ["app", "lib", "sandbox", "scripts", "tests", "prisma", "docs", "public", ".ci", ".github"];
+const PROJECT_FOLDERS = ["app", "lib", "sandbox", "scripts", "conformance", "tests", "prisma", "docs", "public", ".ci", ".github"];
 
 function markdownFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

@@ -133,7 +133,17 @@ export class Operator {
       const answer =
         method === "GET"
           ? await this.request(`${action.split("?")[0]}?${new URLSearchParams([...fields].map(([k, v]) => [k, String(v)]))}`)
-          : await this.request(action, multipart ? { method: "POST", body: fields } : { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: new URLSearchParams([...fields].map(([k, v]) => [k, String(v)])).toString() });
+          : // A browser sends its page's Origin with every POST; an app's CSRF defence may insist on it.
+            await this.request(
+              action,
+              multipart
+                ? { method: "POST", headers: { Origin: new URL(page.url).origin }, body: fields }
+                : {
+                    method: "POST",
+                    headers: { Origin: new URL(page.url).origin, "Content-Type": "application/x-www-form-urlencoded" },
+                    body: new URLSearchParams([...fields].map(([k, v]) => [k, String(v)])).toString(),
+                  },
+            );
       if (answer.location === target) return `a form (${method} ${new URL(action).pathname}) the app answers with a redirect to reauth_url`;
     }
     return null;

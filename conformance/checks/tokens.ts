@@ -14,7 +14,8 @@ const CONCURRENT_PAGES = 12;
 const refreshesOf = (events: SandboxEvent[]) => ofType(events, "token").filter((e) => e.detail.grant_type === "refresh_token");
 /** Token requests the service could not tie to an install (a removed client's, for one) count for everyone. */
 const tokenRequests = (events: SandboxEvent[], installId: number) => ofType(events, "token").filter((e) => e.detail.install_id === installId || e.detail.install_id === null);
-const apiOf = (events: SandboxEvent[], installId: number) => ofType(events, "api").filter((e) => e.detail.install_id === installId);
+/** The install's API calls, with those whose token the service refused (it names the token's install: sandbox decision 57). */
+const apiOf = (events: SandboxEvent[], installId: number) => ofType(events, "api").filter((e) => e.detail.install_id === installId || e.detail.token_install_id === installId);
 
 async function installAndWarm(ctx: RunContext) {
   const installed = await ctx.install();

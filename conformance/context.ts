@@ -68,6 +68,16 @@ export class RunContext {
     return operator.load(this.target.pageUrl);
   }
 
+  /**
+   * The app at work for the operator: its page and, at the same time, the scheduled work the run was given. An app may
+   * serve its page from its own copy once a sync has run (this one does), so the page alone need not reach the API;
+   * together they must, and every call either makes counts for the check.
+   */
+  async use(operator: Operator): Promise<{ page: PageAnswer & { url: string }; jobs: string[] }> {
+    const [page, jobs] = await Promise.all([this.page(operator), this.trigger("jobs")]);
+    return { page, jobs };
+  }
+
   /** Fires the app's scheduled work the run was given (a cron route), and waits for its answer. */
   async trigger(which: "keepAlive" | "jobs"): Promise<string[]> {
     const triggers = which === "keepAlive" ? (this.target.keepAlive ? [this.target.keepAlive] : []) : (this.target.jobs ?? []);

@@ -4,7 +4,8 @@
 // cron routes that start its scheduled work. Prints one line per check, then a table; writes the same as JSON and
 // JUnit XML; exits 0 only when every check passed (checks left out with --skip/--only excepted).
 //
-//   npm run conformance                                   # this template under `npm run dev` (addresses from .env)
+//   npm run conformance                                   # this template under `npm run dev` (addresses, cron secret and
+//                                                         # the defaults of the three options below from .env and this repo)
 //   npm run conformance -- --app http://localhost:8080 --page /account/stations --sandbox http://localhost:4010
 //
 // Options (each also read from the environment named, then from .env, for this template's defaults):
@@ -58,13 +59,18 @@ const sandboxUrl = (values.sandbox ?? setting("SANDBOX_URL") ?? "http://localhos
 const onApp = (where: string) => (/^https?:\/\//.test(where) ? where : `${appUrl}${where.startsWith("/") ? "" : "/"}${where}`);
 const cronSecret = values["cron-secret"] ?? setting("CRON_SECRET");
 const list = (value: string | undefined) => value?.split(",").map((item) => item.trim()).filter(Boolean);
-const clockCommand = values["app-clock-command"];
+// Judging this template (no --app, its .env here): its own cron routes and clock command, unless told otherwise.
+// Any other app names its own, or the checks that need them are NOT RUN.
+const thisTemplate = values.app === undefined && existsSync(".env");
+const keepAliveUrl = values["keep-alive-url"] ?? (thisTemplate ? "/api/cron/keep-alive" : undefined);
+const jobsUrls = values["jobs-url"] ?? (thisTemplate ? ["/api/cron/sync"] : []);
+const clockCommand = values["app-clock-command"] ?? (thisTemplate ? "npx tsx scripts/conformance-app-clock.ts" : undefined);
 
 const target: ConformanceTarget = {
   sandboxUrl,
   pageUrl: onApp(values.page ?? "/dashboard/charge-points"),
-  keepAlive: values["keep-alive-url"] ? { url: onApp(values["keep-alive-url"]), secret: cronSecret } : undefined,
-  jobs: (values["jobs-url"] ?? []).map((url) => ({ url: onApp(url), secret: cronSecret })),
+  keepAlive: keepAliveUrl ? { url: onApp(keepAliveUrl), secret: cronSecret } : undefined,
+  jobs: jobsUrls.map((url) => ({ url: onApp(url), secret: cronSecret })),
   advanceAppClock: clockCommand
     ? (seconds) =>
         new Promise<void>((resolve, reject) => {

@@ -3,6 +3,7 @@
 // prove nothing about the apps it passes.
 import { describe, expect, it } from "vitest";
 import { CHECKS } from "../../conformance/checks";
+import { runConformance } from "../../conformance/run";
 import { evidenceOf, setUpWrongAppWorld } from "./helpers";
 import type { Wrongness } from "./wrong-app";
 
@@ -74,5 +75,20 @@ describe("each check fails against an app that breaks it, with the evidence", ()
   it("every check can fail: each has at least one breaking case", () => {
     const covered = new Set([...CASES.map((c) => c.check), "install.no-authorization", "webhooks.deadline"]);
     expect(CHECKS.map((c) => c.id).filter((id) => !covered.has(id))).toEqual([]);
+  });
+});
+
+describe("a check the run cannot make is NOT RUN, never PASS", () => {
+  it("keep-alive without a trigger or a way to move the app's clock is NOT RUN with the reason, and the run does not pass", async () => {
+    const keepAlive = CHECKS.filter((c) => c.id === "tokens.keep-alive");
+    const base = { sandboxUrl: world.sandbox.url, pageUrl: `${world.app.url}/dashboard` };
+    const noTrigger = await runConformance(base, { checks: keepAlive });
+    expect(noTrigger.results[0]).toMatchObject({ verdict: "NOT RUN", evidence: [expect.stringContaining("no keep-alive trigger was given")] });
+    expect(noTrigger.passed).toBe(false);
+    const noClock = await runConformance({ ...base, keepAlive: { url: `${world.app.url}/cron/keep-alive` } }, { checks: keepAlive });
+    expect(noClock.results[0]).toMatchObject({ verdict: "NOT RUN", evidence: [expect.stringContaining("no way to move the app's clock was given")] });
+    // Left out on request, it does not fail the run.
+    const skipped = await runConformance({ ...base, skip: ["tokens.keep-alive"] }, { checks: keepAlive });
+    expect(skipped).toMatchObject({ passed: true, results: [{ verdict: "NOT RUN" }] });
   });
 });

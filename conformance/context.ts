@@ -33,7 +33,13 @@ export class RunContext {
 
   private async refreshPool(): Promise<void> {
     const active = new Set((await this.sandbox.installs()).filter((i) => i.status === "active").map((i) => i.operator_id));
-    const listed = this.target.operatorIds ?? (await this.sandbox.operators()).map((o) => o.id).filter((id) => id < 100_000).reverse();
+    // The smallest operators first (their sync is quick), never a bulk one (ids from 100,000: sandbox decision 41).
+    const listed =
+      this.target.operatorIds ??
+      (await this.sandbox.operators())
+        .filter((o) => o.id < 100_000)
+        .sort((a, b) => a.chargePointCount + a.chargeCount - (b.chargePointCount + b.chargeCount) || b.id - a.id)
+        .map((o) => o.id);
     this.pool = listed.filter((id) => !active.has(id));
   }
 
@@ -66,16 +72,6 @@ export class RunContext {
   /** The app's page that makes an API call, loaded as the operator. */
   page(operator: Operator): Promise<PageAnswer & { url: string }> {
     return operator.load(this.target.pageUrl);
-  }
-
-  /**
-   * The app at work for the operator: its page and, at the same time, the scheduled work the run was given. An app may
-   * serve its page from its own copy once a sync has run (this one does), so the page alone need not reach the API;
-   * together they must, and every call either makes counts for the check.
-   */
-  async use(operator: Operator): Promise<{ page: PageAnswer & { url: string }; jobs: string[] }> {
-    const [page, jobs] = await Promise.all([this.page(operator), this.trigger("jobs")]);
-    return { page, jobs };
   }
 
   /** Fires the app's scheduled work the run was given (a cron route), and waits for its answer. */

@@ -71,8 +71,8 @@ export class SandboxClient {
     return (await this.control<{ installs: SandboxInstall[] }>("GET", "/installs")).installs;
   }
 
-  async operators(): Promise<{ id: number; name: string }[]> {
-    return (await this.control<{ operators: { id: number; name: string }[] }>("GET", "/operators")).operators;
+  async operators(): Promise<{ id: number; name: string; chargePointCount: number; chargeCount: number }[]> {
+    return (await this.control<{ operators: { id: number; name: string; chargePointCount: number; chargeCount: number }[] }>("GET", "/operators")).operators;
   }
 
   tokenStats(installId: number): Promise<TokenStats> {

@@ -42,7 +42,7 @@ export interface ConformanceTarget {
    * the app decides when a refresh token is due by its own clock, which a black-box run cannot move.
    */
   advanceAppClock?: (seconds: number) => Promise<void>;
-  /** Operators to install with (default: every operator the sandbox lists without an active install, newest first). */
+  /** Operators to install with (default: every operator the sandbox lists without an active install, smallest first). */
   operatorIds?: number[];
   /** Check ids (or group names) to leave out; they are reported NOT RUN and do not fail the run. */
   skip?: string[];

@@ -33,13 +33,13 @@ const singleRefresh: Check = {
     const before = await ctx.sandbox.tokenStats(installed.installId);
     const mark = await ctx.sandbox.mark();
     await ctx.sandbox.advanceClock(PAST_ACCESS_EXPIRY_S);
-    const [pages] = await Promise.all([Promise.all(Array.from({ length: CONCURRENT_PAGES }, () => ctx.page(installed.operator))), ctx.trigger("jobs")]);
+    const pages = await Promise.all(Array.from({ length: CONCURRENT_PAGES }, () => ctx.page(installed.operator)));
     const events = await ctx.sandbox.events(mark);
     const refreshes = refreshesOf(events).filter((e) => e.detail.install_id === installed.installId);
     const after = await ctx.sandbox.tokenStats(installed.installId);
     return judge(
       [
-        { ok: refreshes.length === 1, seen: `${CONCURRENT_PAGES} pages at once${ctx.target.jobs?.length ? " and the scheduled work" : ""} after the access token expired: ${refreshes.length} refresh request(s) (${tally(refreshes.map((e) => e.detail.outcome))})` },
+        { ok: refreshes.length === 1, seen: `${CONCURRENT_PAGES} pages at once after the access token expired: ${refreshes.length} refresh request(s) (${tally(refreshes.map((e) => e.detail.outcome))})` },
         { ok: after.refreshes_issued - before.refreshes_issued === 1, seen: `refreshes issued: ${after.refreshes_issued - before.refreshes_issued}` },
         { ok: after.chain_revocations === 0, seen: `chains revoked for a reused refresh token: ${after.chain_revocations}` },
         { ok: apiOf(events, installed.installId).some((e) => e.detail.status === 200), seen: `API answers: ${tally(apiOf(events, installed.installId).map((e) => e.detail.status))}` },
@@ -59,7 +59,7 @@ const rotation: Check = {
     const mark = await ctx.sandbox.mark();
     for (let round = 0; round < 3; round++) {
       await ctx.sandbox.advanceClock(PAST_ACCESS_EXPIRY_S);
-      await ctx.use(installed.operator);
+      await ctx.page(installed.operator);
     }
     const refreshes = refreshesOf(await ctx.sandbox.events(mark)).filter((e) => e.detail.install_id === installed.installId);
     const stats = await ctx.sandbox.tokenStats(installed.installId);
@@ -136,7 +136,7 @@ const keepAlive: Check = {
     await ctx.sandbox.advanceClock(10 * DAY_S);
     await ctx.target.advanceAppClock(10 * DAY_S);
     const later = await ctx.sandbox.mark();
-    await ctx.use(installed.operator);
+    await ctx.page(installed.operator);
     const events = await ctx.sandbox.events(later);
     const api = apiOf(events, installed.installId);
     // An app that serves its page from its own copy may make no call at all now; whatever it does must still work.
@@ -147,7 +147,7 @@ const keepAlive: Check = {
         { ok: kept.some((e) => e.detail.outcome === "issued"), seen: `keep-alive run 24 days after the install (${answers.join(", ")}): refreshes ${tally(kept.map((e) => e.detail.outcome))}` },
         {
           ok: refused.length === 0 && (api.length === 0 || api.some((e) => e.detail.status === 200)),
-          seen: `34 days after the install, its page${ctx.target.jobs?.length ? " and scheduled work" : ""}: refreshes refused ${refused.length}, API calls ${tally(api.map((e) => e.detail.status))}`,
+          seen: `34 days after the install, its page: refreshes refused ${refused.length}, API calls ${tally(api.map((e) => e.detail.status))}`,
         },
         { ok: !stats.chain_revoked, seen: `chain revoked: ${stats.chain_revoked ? `yes (${stats.chain_revoked_reason})` : "no"}` },
       ],

@@ -25,7 +25,7 @@ const reinstall: Check = {
     const oldRefreshes = ofType(events, "token").filter((e) => e.detail.install_id === first.installId);
     const second = await ctx.install(first.operator);
     const again = await ctx.sandbox.mark();
-    await ctx.use(second.operator);
+    await ctx.page(second.operator);
     const served = ofType(await ctx.sandbox.events(again), "api").filter((e) => e.detail.install_id === second.installId);
     return judge([
       { ok: oldCalls.length === 0, seen: `API calls with the revoked install's tokens (3 pages, an hour later too${jobs.length ? `, ${jobs.join(", ")}` : ""}): ${oldCalls.length}${oldCalls.length ? ` (${tally(oldCalls.map((e) => e.detail.status))})` : ""}` },

@@ -16,9 +16,9 @@ const OVERSIZE_BYTES = 4 * 1024 * 1024;
 /** The page calls the API for the install, answered 200: the app still uses it. */
 async function stillServes(ctx: RunContext, installed: { installId: number; operator: Parameters<RunContext["page"]>[0] }): Promise<{ ok: boolean; seen: string }> {
   const mark = await ctx.sandbox.mark();
-  const { jobs } = await ctx.use(installed.operator);
+  await ctx.page(installed.operator);
   const calls = ofType(await ctx.sandbox.events(mark), "api").filter((e) => e.detail.install_id === installed.installId);
-  return { ok: calls.some((e) => e.detail.status === 200), seen: `the page afterwards${jobs.length ? " (and the scheduled work)" : ""} called the API for the install: ${tally(calls.map((e) => e.detail.status))}` };
+  return { ok: calls.some((e) => e.detail.status === 200), seen: `the page afterwards called the API for the install: ${tally(calls.map((e) => e.detail.status))}` };
 }
 
 function crafted(
@@ -94,7 +94,11 @@ const genuineRevoked: Check = {
     // From the app's answer to install.revoked on (the revoke returns once the delivery is answered): a request already
     // on its way before the app heard of it could not have been held back.
     const mark = await ctx.sandbox.mark();
-    for (let i = 0; i < 3; i++) await ctx.use(installed.operator);
+    const jobs: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      await ctx.page(installed.operator);
+      jobs.push(...(await ctx.trigger("jobs")));
+    }
     const events = await ctx.sandbox.events(mark);
     const calls = ofType(events, "api").filter((e) => e.detail.install_id === installed.installId || e.detail.token_install_id === installed.installId);
     const status = attempt?.detail.status as number | null | undefined;
@@ -102,7 +106,7 @@ const genuineRevoked: Check = {
     return judge([
       { ok: status !== undefined && status !== null && status >= 200 && status < 300, seen: `install.revoked answered ${status ?? attempt?.detail.error ?? "never sent"}` },
       { ok: latency !== undefined && latency !== null && latency < WEBHOOK_DEADLINE_MS, seen: `in ${latency ?? "?"} ms (deadline ${WEBHOOK_DEADLINE_MS / 1000} s)` },
-      { ok: calls.length === 0, seen: `API calls with the install's tokens over 3 pages afterwards${ctx.target.jobs?.length ? " (and the scheduled work)" : ""}: ${calls.length}${calls.length ? ` (${tally(calls.map((e) => e.detail.status))})` : ""}` },
+      { ok: calls.length === 0, seen: `API calls with the install's tokens over 3 pages afterwards${jobs.length ? " (and the scheduled work)" : ""}: ${calls.length}${calls.length ? ` (${tally(calls.map((e) => e.detail.status))})` : ""}` },
     ]);
   },
 };

@@ -4,6 +4,9 @@ import { Operator, type PageAnswer } from "./operator";
 import { SandboxClient, sleep } from "./sandbox";
 import type { ConformanceTarget } from "./types";
 
+/** How long the run waits for one run of the app's scheduled work. */
+const TRIGGER_TIMEOUT_MS = 60_000;
+
 export interface Installed {
   installId: number;
   operator: Operator;
@@ -79,9 +82,19 @@ export class RunContext {
     const triggers = which === "keepAlive" ? (this.target.keepAlive ? [this.target.keepAlive] : []) : (this.target.jobs ?? []);
     const answers: string[] = [];
     for (const trigger of triggers) {
-      const response = await fetch(trigger.url, { method: "POST", headers: trigger.secret ? { Authorization: `Bearer ${trigger.secret}` } : {} });
-      await response.body?.cancel();
-      answers.push(`${new URL(trigger.url).pathname} ${response.status}`);
+      const where = new URL(trigger.url).pathname;
+      try {
+        const response = await fetch(trigger.url, {
+          method: "POST",
+          headers: trigger.secret ? { Authorization: `Bearer ${trigger.secret}` } : {},
+          // A run that waits on the app's scheduled work would take tens of minutes; what the work did by then is judged.
+          signal: AbortSignal.timeout(TRIGGER_TIMEOUT_MS),
+        });
+        await response.body?.cancel();
+        answers.push(`${where} ${response.status}`);
+      } catch (error) {
+        answers.push(`${where} ${error instanceof Error && error.name === "TimeoutError" ? `no answer within ${TRIGGER_TIMEOUT_MS / 1000} s` : "unreachable"}`);
+      }
     }
     return answers;
   }

@@ -74,6 +74,8 @@ export class WrongApp {
   private seenDeliveries = new Set<string>();
   private tokenRequestsPaused = false;
   private clockOffsetMs = 0;
+  /** Bumped by reset(): a request still waiting from an earlier test (a slow webhook, a late redemption) changes nothing. */
+  private generation = 0;
   url = "";
 
   /** Listens first (the sandbox needs the redirect_uri), configured after (the app needs the sandbox's address). */
@@ -103,6 +105,7 @@ export class WrongApp {
     this.seenDeliveries.clear();
     this.tokenRequestsPaused = false;
     this.clockOffsetMs = 0;
+    this.generation++;
   }
 
   async close(): Promise<void> {
@@ -177,8 +180,9 @@ export class WrongApp {
     const headers = { Location: "/dashboard", "Set-Cookie": `sid=${sid}; Path=/; HttpOnly` };
     if (this.wrong.has("redeem-late")) {
       send(303, "", headers);
+      const generation = this.generation;
       await new Promise((resolve) => setTimeout(resolve, 1500));
-      await this.redeem(code, sid);
+      if (generation === this.generation) await this.redeem(code, sid);
       return;
     }
     const installId = await this.redeem(code, sid);
@@ -356,7 +360,9 @@ export class WrongApp {
     if (!byOperator && this.seenDeliveries.has(envelope.id)) return { status: 200, body: "already processed" };
     this.seenDeliveries.add(envelope.id);
     if (envelope.type === "install.revoked") {
+      const generation = this.generation;
       if (this.wrong.has("slow-webhooks")) await new Promise((resolve) => setTimeout(resolve, SLOW_WEBHOOK_MS));
+      if (generation !== this.generation) return { status: 200, body: "ok" };
       for (const install of this.installs.values()) {
         if (byOperator ? install.operatorId === envelope.data.operator_id : install.installId === envelope.data.install_id) {
           install.status = "revoked";

@@ -44,7 +44,7 @@ const config = {
       comment:
         "A circle of imports (type-only ones count): each module in it depends on itself, so none can be read, tested or changed alone. Move what both sides share to a module below both.",
       severity: "error",
-      from: { path: "^(app|lib|sandbox)/" },
+      from: { path: "^(app|lib|sandbox|conformance)/" },
       to: { circular: true },
     },
     {
@@ -61,6 +61,14 @@ const config = {
       severity: "error",
       from: { path: "^sandbox/" },
       to: { path: "^(app|lib|scripts)/|^(proxy|instrumentation)\\.ts$" },
+    },
+    {
+      name: "conformance-judges-from-outside",
+      comment:
+        "The conformance run (conformance/) judges an app by its addresses alone, so that it judges a fork or an app in another language the same way: it imports nothing of app/, lib/, scripts/ or the sandbox, whose control API it reaches over HTTP as any tool would (docs/conformance.md).",
+      severity: "error",
+      from: { path: "^conformance/" },
+      to: { path: "^(app|lib|scripts|sandbox)/|^(proxy|instrumentation)\\.ts$" },
     },
     {
       name: "app-and-lib-not-to-sandbox",

@@ -19,6 +19,8 @@ export default defineConfig({
       // not a measure of speed (`npm run bench` is).
       { resolve: { alias }, test: { name: "unit", include: ["tests/unit/**/*.test.ts"], environment: "node", testTimeout: 20_000 } },
       { resolve: { alias }, test: { name: "sandbox", include: ["tests/sandbox/**/*.test.ts"], environment: "node", testTimeout: 20_000 } },
+      // The conformance checks against a deliberately wrong app and an in-process sandbox (no stack needed).
+      { resolve: { alias }, test: { name: "conformance", include: ["tests/conformance/**/*.test.ts"], environment: "node", testTimeout: 30_000 } },
       {
         resolve: { alias },
         test: {

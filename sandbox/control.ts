@@ -35,7 +35,7 @@ import { energyBetaOf, setEnergyBeta } from "./energy-beta.js";
 import { LIVE_SLOT_MS, slotsElapsed } from "./live.js";
 import type { RecordKind } from "./operators.js";
 import { RECORD_KIND_SEGMENTS, RECORD_PATCH_SHAPES, deleteRecord, patchRecord, recordPatchSchemas, restoreRecord } from "./record-edits.js";
-import { webhookModeRequestSchema } from "./webhooks.js";
+import { craftedDeliveryRequestSchema, webhookModeRequestSchema } from "./webhooks.js";
 import { alertSinkRoutes } from "./alert-sink.js";
 import type { DeliveryResult } from "./webhooks.js";
 import { EXTRA_LISTS } from "./lists/index.js";
@@ -329,6 +329,28 @@ export function controlRoutes(ctx: SandboxContext): Hono {
     const result = await ctx.webhooks.replay(params.data.id);
     if (!result) return c.json({ error: "unknown delivery id (only the newest 1,000 deliveries are kept)" }, 404);
     return c.json(deliveryResultView(result));
+  });
+
+  // README decision 58: the delivery an eavesdropper captured, sent again byte for byte (same delivered_at and signature).
+  app.post("/deliveries/:id/resend-captured", async (c) => {
+    const params = deliveryIdParamSchema.safeParse(c.req.param());
+    if (!params.success) return c.json({ error: "unknown delivery id" }, 404);
+    const result = await ctx.webhooks.resendCaptured(params.data.id);
+    if (!result) return c.json({ error: "unknown delivery id (only the newest 1,000 deliveries are kept)" }, 404);
+    return c.json(deliveryResultView(result));
+  });
+
+  // README decision 58: a delivery the service would never send (forged, unsigned, stale, future-dated, oversize), for
+  // conformance runs that judge the app's webhook endpoint without holding its secret.
+  app.post("/webhooks/craft", async (c) => {
+    const body = craftedDeliveryRequestSchema.safeParse(await readJson(c));
+    if (!body.success) {
+      return bad(
+        c,
+        `Expected {"type": ${WEBHOOK_EVENT_TYPES.map((t) => `"${t}"`).join(" | ")}, "data": {"install_id": n, "operator_id": n, …}, "signature"?: "valid" | "forged" | "missing", "deliveredAtOffsetSeconds"?: n, "padBytes"?: n ≤ 8 MiB}: ${body.error.issues.map((i) => i.message).join("; ")}`,
+      );
+    }
+    return c.json(deliveryResultView(await ctx.webhooks.sendCrafted(body.data)));
   });
 
   // Contract §5.7/§6: replaying many deliveries on request sends them as a burst. The sandbox sends

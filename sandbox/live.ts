@@ -8,7 +8,7 @@
 // shows once it is over. So a test that moves the clock by n hours (plus the seconds it takes to run) sees exactly n
 // slots; the wall clock adds one only after a real hour.
 //
-// How many charges a slot brings follows a day's shape (README decision 61): few at night, a morning and an evening
+// How many charges a slot brings follows a day's shape (README decision 59): few at night, a morning and an evening
 // peak, by the slot's UTC hour, averaging `chargesPerHour` over a day. Moving the clock a day spreads that day's
 // charges over its 24 hours as a charging network's day looks, not as one flat block.
 import { CHARGE_STOP_REASONS, CP_STATES, createPrng, DEFAULT_SEED, iso, pick, round } from "./seed.js";

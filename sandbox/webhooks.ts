@@ -123,8 +123,29 @@ export interface WebhookSender {
   sendWebhook(type: WebhookEventType, data: WebhookData, context?: DeliveryContext): Promise<DeliveryResult>;
   /** Sends a kept delivery again: same id, type and data, a new delivered_at, freshly signed. null if unknown. */
   replay(deliveryId: string): Promise<DeliveryResult | null>;
+  /** The exact bytes and signature of a kept delivery's original attempt, sent again (README decision 58). null if unknown. */
+  resendCaptured(deliveryId: string): Promise<DeliveryResult | null>;
+  /** A delivery the service would never send: forged, unsigned, stale, future-dated or oversize (README decision 58). */
+  sendCrafted(request: CraftedDeliveryRequest): Promise<DeliveryResult>;
   modes: Pick<WebhookModes, "arm" | "list" | "clear">;
 }
+
+// ----- crafted deliveries: what an attacker or a broken network sends (README decision 58) ---------------------
+
+export const craftedDeliveryRequestSchema = z
+  .object({
+    type: z.enum(WEBHOOK_EVENT_TYPES),
+    data: z.object({ install_id: z.number().int(), operator_id: z.number().int() }).catchall(z.unknown()),
+    /** valid: signed with the webhook secret; forged: signed with another key; missing: no signature header. */
+    signature: z.enum(["valid", "forged", "missing"]).default("valid"),
+    /** delivered_at = wall clock + this (negative: stale, positive: from the future). */
+    deliveredAtOffsetSeconds: z.number().int().min(-366 * 24 * 3600).max(366 * 24 * 3600).default(0),
+    /** Extra bytes of padding inside the signed body, to make it oversize (up to 8 MiB). */
+    padBytes: z.number().int().min(0).max(8 * 1024 * 1024).default(0),
+  })
+  .strict();
+export type CraftedDeliveryRequest = z.input<typeof craftedDeliveryRequestSchema>;
+export type CraftedVariant = "forged" | "missing" | "stale" | "future" | "oversize" | "valid" | "captured";
 
 /** Signs a raw body exactly as the service does; exported so tests and docs can show the computation. */
 export function signWebhookBody(secret: string, rawBody: string | Buffer): string {
@@ -170,8 +191,10 @@ export function createWebhookSender(
     };
   }
 
-  function logAttempt(delivery: DeliveryRecord, mode: WebhookMode | null, result: AttemptResult, at: Date, handshake: string | null = null): void {
+  function logAttempt(delivery: DeliveryRecord, mode: WebhookMode | null, result: AttemptResult, at: Date, handshake: string | null = null, crafted: CraftedVariant | null = null): void {
     store.addEvent("webhook", at, {
+      // A crafted delivery (README decision 58) says what it was; the service's own deliveries carry no such field.
+      ...(crafted ? { crafted } : {}),
       delivery_id: delivery.id,
       event_type: delivery.type,
       install_id: delivery.data.install_id,
@@ -195,8 +218,20 @@ export function createWebhookSender(
     log(`webhook ${delivery.type} ${delivery.id} install=${delivery.data.install_id} [${result.kind}${mode ? `, ${mode}` : ""}] ${what}${result.latencyMs !== null ? ` in ${result.latencyMs} ms` : ""} (not retried)`);
   }
 
-  /** One HTTP POST of exact bytes; never throws. */
-  async function post(delivery: DeliveryRecord, body: string, deliveredAt: number, kind: AttemptKind, mode: WebhookMode | null, handshake: string | null = null): Promise<AttemptResult> {
+  /**
+   * One HTTP POST of exact bytes; never throws. `signature`: the header's value, or null for none (crafted deliveries
+   * only; the service always signs with the webhook secret).
+   */
+  async function post(
+    delivery: DeliveryRecord,
+    body: string,
+    deliveredAt: number,
+    kind: AttemptKind,
+    mode: WebhookMode | null,
+    handshake: string | null = null,
+    signature: string | null = signWebhookBody(config.webhook.secret, body),
+    crafted: CraftedVariant | null = null,
+  ): Promise<AttemptResult> {
     const attemptedAt = clock.now();
     const started = performance.now();
     let status: number | null = null;
@@ -204,7 +239,7 @@ export function createWebhookSender(
     try {
       const response = await fetch(config.webhook.url, {
         method: "POST",
-        headers: { "Content-Type": "application/json", [SIGNATURE_HEADER]: signWebhookBody(config.webhook.secret, body) },
+        headers: { "Content-Type": "application/json", ...(signature === null ? {} : { [SIGNATURE_HEADER]: signature }) },
         body,
         redirect: "manual",
         signal: AbortSignal.timeout(config.webhook.timeoutMs),
@@ -226,7 +261,7 @@ export function createWebhookSender(
       error,
       latencyMs: Math.round(performance.now() - started),
     };
-    logAttempt(delivery, mode, result, attemptedAt, handshake);
+    logAttempt(delivery, mode, result, attemptedAt, handshake, crafted);
     return result;
   }
 
@@ -268,6 +303,41 @@ export function createWebhookSender(
       // "twice": the very same bytes and signature again, as a network-level duplicate would arrive.
       if (applied?.mode === "twice") attempts.push(await post(delivery, body, deliveredAt, "duplicate", mode, handshake));
       return summary(delivery, mode, attempts);
+    },
+
+    async resendCaptured(deliveryId) {
+      const delivery = store.findDelivery(deliveryId);
+      if (!delivery) return null;
+      // The original attempt's delivered_at rebuilds the very bytes it sent (the envelope is deterministic), so the
+      // signature is the one an eavesdropper captured: a replay attack, not the service's replay on request.
+      const original = store.state.events.find((e) => e.type === "webhook" && e.detail.delivery_id === deliveryId && e.detail.kind === "original");
+      const deliveredAt = typeof original?.detail.delivered_at === "number" ? original.detail.delivered_at : wallClockEpochSeconds();
+      const attempt = await post(delivery, envelopeBody(delivery, deliveredAt), deliveredAt, "duplicate", null, null, undefined, "captured");
+      return summary(delivery, null, [attempt]);
+    },
+
+    async sendCrafted(request) {
+      const parsed = craftedDeliveryRequestSchema.parse(request);
+      // Not kept for replay: the service never sent it.
+      const delivery: DeliveryRecord = { id: `whd_${randomString(16)}`, type: parsed.type, data: parsed.data as WebhookData, createdAt: clock.now().toISOString() };
+      const deliveredAt = wallClockEpochSeconds() + parsed.deliveredAtOffsetSeconds;
+      const envelope: Record<string, unknown> = { id: delivery.id, type: delivery.type, delivered_at: deliveredAt, data: delivery.data };
+      if (parsed.padBytes > 0) envelope.padding = "x".repeat(parsed.padBytes);
+      const body = JSON.stringify(envelope, null, 2);
+      const signature =
+        parsed.signature === "missing" ? null : signWebhookBody(parsed.signature === "valid" ? config.webhook.secret : `forged-${randomString(16)}`, body);
+      const variant: CraftedVariant =
+        parsed.signature !== "valid"
+          ? parsed.signature
+          : parsed.padBytes > 0
+            ? "oversize"
+            : parsed.deliveredAtOffsetSeconds < 0
+              ? "stale"
+              : parsed.deliveredAtOffsetSeconds > 0
+                ? "future"
+                : "valid";
+      const attempt = await post(delivery, body, deliveredAt, "original", null, null, signature, variant);
+      return summary(delivery, null, [attempt]);
     },
 
     async replay(deliveryId) {

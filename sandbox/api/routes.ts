@@ -10,6 +10,7 @@ import { clientExists, reauthUrl } from "../app-registration.js";
 import type { SandboxContext } from "../context.js";
 import { findOperator } from "../context.js";
 import { dropConnection } from "../drop-connection.js";
+import { sha256Hex } from "../crypto.js";
 import { Checks } from "../handshake.js";
 import { findToken, handshakeOfChain } from "../idp/tokens.js";
 import { energyBetaOf, energyHistoryBody, energyPathSchema, energyQuerySchema, findEvse } from "../energy-beta.js";
@@ -105,6 +106,17 @@ async function readJsonBody(c: Context): Promise<unknown> {
 /** Where apiRoutes is mounted; API-fault paths are relative to it. */
 const API_BASE = "/api/v1";
 
+/** A refused access token the sandbox still knows (README decision 57): whose it was, and why it no longer works. */
+interface RefusedToken {
+  installId: number | null;
+  state: "deleted" | "revoked" | "expired" | null;
+}
+
+function numberOrNull(value: string | null): number | null {
+  const parsed = value === null ? Number.NaN : Number(value);
+  return Number.isFinite(parsed) ? parsed : null;
+}
+
 export function apiRoutes(ctx: SandboxContext): Hono {
   const app = new Hono();
 
@@ -133,7 +145,7 @@ export function apiRoutes(ctx: SandboxContext): Hono {
    * Contract §5.4: the token is introspected on every call. Anything but a live access token of an active install is 401.
    * Returns the install and the token's chain (whose handshake an identity call names: README decision 52).
    */
-  function resolveInstall(c: Context, checks: Checks): { install: InstallRecord; chainId: string } {
+  function resolveInstall(c: Context, checks: Checks, refused: RefusedToken): { install: InstallRecord; chainId: string } {
     const header = c.req.header("authorization") ?? "";
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     const presented = match?.[1];
@@ -145,6 +157,10 @@ export function apiRoutes(ctx: SandboxContext): Hono {
     const found = findToken(ctx, presented, "access");
     if (!found || found.token.status !== "active" || found.token.expiresAtMs <= ctx.clock.nowMs()) {
       checks.fail("the access token is known, active and unexpired (introspected on every call)");
+      // Whose token it was, when the sandbox knows (README decision 57): "0 calls with the old tokens" after an
+      // uninstall is then a count. The install is named in its own field, not install_id: the call is nobody's.
+      refused.installId = found ? found.token.installId : (ctx.store.installOfDeletedToken(sha256Hex(presented)) ?? null);
+      refused.state = !found ? (refused.installId === null ? null : "deleted") : found.token.status !== "active" ? "revoked" : "expired";
       throw apiErrors.invalidAccessToken();
     }
     checks.pass("the access token is known, active and unexpired (introspected on every call)");
@@ -222,8 +238,9 @@ export function apiRoutes(ctx: SandboxContext): Hono {
       let held: HoldOutcome | null = null;
       const checks = new Checks();
       let handshake: string | null = null;
+      const refused: RefusedToken = { installId: null, state: null };
       try {
-        const { install, chainId } = resolveInstall(c, checks);
+        const { install, chainId } = resolveInstall(c, checks, refused);
         installId = install.installId;
         handshake = handshakeOfChain(ctx, chainId);
         ctx.apiRequests.arrived(installId, ctx.clock.nowMs());
@@ -255,6 +272,10 @@ export function apiRoutes(ctx: SandboxContext): Hono {
         status: response?.status ?? null,
         error_code: errorCode,
         ...(fault ? { fault: fault.mode } : {}),
+        // README decision 57: a refused token's install and state, and a 429's RateLimit-ResetsIn, so that a
+        // conformance run judges "no call with the old tokens" and "waited as ResetsIn said" from the log alone.
+        ...(refused.installId !== null ? { token_install_id: refused.installId, token_state: refused.state } : {}),
+        ...(response?.status === 429 ? { resets_in: numberOrNull(response.headers.get("RateLimit-ResetsIn")) } : {}),
         ...(options.identity
           ? {
               handshake,

@@ -34,8 +34,8 @@ export function integrationTestFiles(): string[] {
 }
 
 /**
- * The queue: the end-to-end tests first (the longest job), then the unit and sandbox tests (one job:
- * they need no stack and run in parallel by themselves), then each integration file, largest first
+ * The queue: the end-to-end tests first (the longest job), then the unit, sandbox and conformance-check
+ * tests (one job: they need no stack and run in parallel by themselves), then each integration file, largest first
  * (a rough guess at the longest first, so that the lanes end together). The files marked alone
  * come back separately.
  */
@@ -47,7 +47,11 @@ export function planJobs(): { queue: Job[]; alone: Job[] } {
   return {
     queue: [
       { kind: "e2e", name: "end-to-end (Playwright)" },
-      { kind: "vitest", name: "unit and sandbox tests", files: [...testFiles("tests/unit"), ...testFiles("tests/sandbox")] },
+      {
+        kind: "vitest",
+        name: "unit, sandbox and conformance-check tests",
+        files: [...testFiles("tests/unit"), ...testFiles("tests/sandbox"), ...testFiles("tests/conformance")],
+      },
       ...integration.filter((file) => !isAlone(file)).sort(bySizeDescending).map(fileJob),
     ],
     alone: integration.filter(isAlone).map(fileJob),

@@ -70,7 +70,7 @@ describe("the sandbox's data controls, through the stack helpers", () => {
     const live = await setLiveData({ enabled: true, chargesPerHour: 5 });
     await control("POST", "/clock/advance", { seconds: 3 * 3600 + 60 });
     expect(await liveData()).toMatchObject({ enabled: true, slotsElapsed: 3 });
-    // As many as the day's shape gives those three hours (sandbox decision 61), for each operator.
+    // As many as the day's shape gives those three hours (sandbox decision 59), for each operator.
     const setting = { enabled: true, chargesPerHour: 5, anchorMs: Date.parse(live.anchor) };
     expect((await operatorRecords(1001, "charges")).total).toBe(36 + liveChargeCount(1001, setting, 3));
     expect((await operatorRecords(LARGE_OPERATOR_ID, "charges")).total).toBe(20_000 + liveChargeCount(LARGE_OPERATOR_ID, setting, 3));

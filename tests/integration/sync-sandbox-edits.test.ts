@@ -96,7 +96,7 @@ describe("records that change at the service", () => {
 
     await control("POST", "/clock/advance", { seconds: 3 * 3600 });
     const now = await operatorRecords(NORTHWIND, "charges");
-    // Three hours of live charges, as many as the day's shape gives those hours (sandbox decision 61).
+    // Three hours of live charges, as many as the day's shape gives those hours (sandbox decision 59).
     const added = liveChargeCount(NORTHWIND, { enabled: true, chargesPerHour: 4, anchorMs: Date.parse(live.anchor) }, 3);
     expect(added).toBeGreaterThan(0);
     expect(now.total).toBe(listed + added);

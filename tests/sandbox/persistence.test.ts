@@ -153,7 +153,7 @@ describe("the journal", () => {
       const restored = await createSandbox({ ...env.config, dataDir: copy }, { log: () => {} });
       try {
         expect(restored.ctx.operators.find(1001)?.charges).toEqual(env.running.sandbox.ctx.operators.find(1001)?.charges);
-        // One deleted, two hours of new ones (as many as the day's shape gives those hours, sandbox decision 61).
+        // One deleted, two hours of new ones (as many as the day's shape gives those hours, sandbox decision 59).
         const live = restored.ctx.operators.liveSetting();
         expect(restored.ctx.operators.find(100_005)?.charges).toHaveLength(5 - 1 + liveChargeCount(100_005, live, 2));
       } finally {

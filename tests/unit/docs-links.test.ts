@@ -15,7 +15,7 @@ import { dirname, join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { projectDocs, root } from "../helpers/markdown";
 
-const PROJECT_FOLDERS = ["app", "lib", "sandbox", "scripts", "tests", "prisma", "docs", "public", ".ci", ".github"];
+const PROJECT_FOLDERS = ["app", "lib", "sandbox", "scripts", "conformance", "tests", "prisma", "docs", "public", ".ci", ".github"];
 
 /** GitHub's heading anchors: lower case, punctuation dropped (but `-` and `_`), spaces to `-`. */
 function anchorsOf(markdown: string): Set<string> {

@@ -11,7 +11,7 @@ import extractTSConfig from "dependency-cruiser/config-utl/extract-ts-config";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /** The folders and files `npm run lint` checks (package.json). */
-const CHECKED = ["app", "lib", "sandbox", "scripts", "proxy.ts", "instrumentation.ts"];
+const CHECKED = ["app", "lib", "sandbox", "scripts", "conformance", "proxy.ts", "instrumentation.ts"];
 const KNOWN_VIOLATIONS_FILE = ".dependency-cruiser-known-violations.json";
 
 type KnownViolation = { type: string; from: string; to: string; rule: { name: string } };
@@ -69,6 +69,25 @@ describe("the import rules", () => {
       expect(violationsOf(result.output).map(described).sort()).toEqual(["lib-not-to-app: lib/reads.ts → app/page.ts", "sandbox-stands-alone: sandbox/server.ts → lib/reads.ts"]);
     } finally {
       rmSync(layered, { recursive: true, force: true });
+    }
+  });
+
+  it("refuse the conformance run importing the app's code or the sandbox's", async () => {
+    const outside = mkdtempSync(join(tmpdir(), "import-rules-"));
+    try {
+      for (const folder of ["lib", "sandbox", "conformance"]) mkdirSync(join(outside, folder));
+      writeFileSync(join(outside, "lib", "env.ts"), "export const secret = 'x';\n");
+      writeFileSync(join(outside, "sandbox", "store.ts"), "export const state = {};\n");
+      writeFileSync(join(outside, "conformance", "check.ts"), 'import { secret } from "../lib/env";\nimport { state } from "../sandbox/store";\nexport const seen = [secret, state];\n');
+      const fixtureOptions: ICruiseOptions = { ...options, baseDir: outside };
+      delete fixtureOptions.tsConfig;
+      const result = await cruise(["lib", "sandbox", "conformance"], fixtureOptions, {}, {});
+      expect(violationsOf(result.output).map(described).sort()).toEqual([
+        "conformance-judges-from-outside: conformance/check.ts → lib/env.ts",
+        "conformance-judges-from-outside: conformance/check.ts → sandbox/store.ts",
+      ]);
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
     }
   });
 

@@ -113,6 +113,9 @@ const SCENARIOS: Record<string, Step[]> = {
     { id: "whd_renamed", type: "install.renamed", data: { install_id: 9001 } },
   ],
   "install.created without operator_id": [{ data: { install_id: 9001 } }],
+  "a re-install supersedes an install with a grant": [created(9001), { setup: () => grantFor(9001) }, created(9002)],
+  "a re-install while the old install needs re-authorization": [created(9001), { setup: () => setStatus(9001, "NEEDS_REAUTH") }, created(9002)],
+  "a re-install while the old install's sync incident is open": [created(9001), { setup: () => openSyncIncident(9001) }, created(9002)],
   "install.revoked for an active install with a grant": [created(9001), { setup: () => grantFor(9001) }, revoked(9001)],
   "install.revoked twice for one install, as two deliveries": [created(9001), revoked(9001), revoked(9001)],
   "the same install.revoked delivery twice": [created(9001), revoked(9001, 1002, "whd_rev"), revoked(9001, 1002, "whd_rev")],
@@ -247,7 +250,45 @@ function parsedDelivery(d: Delivery & { id: string }) {
   return { delivery: { dedupeKey: `id:${d.id}`, installId, deliveredAt, payloadJson: JSON.stringify({ ...envelope, delivered_at: now() }) }, envelope };
 }
 
-describe("the one-statement paths of install.revoked and install.config.updated", () => {
+describe("the one-statement paths of a re-install, install.revoked and install.config.updated", () => {
+  it("a re-install takes one statement: the old install revoked, its grant deleted, the new one active", async () => {
+    const first = body(created(9001));
+    await receiveWebhook(enc(first), sign(first));
+    await grantFor(9001);
+    const reinstall = parsedDelivery({ ...created(9002), id: "whd_new" });
+    const older = parsedDelivery({ ...created(9000), id: "whd_old" });
+    const { result, statements } = await countingStatements(async (client) => [
+      await recordInstallCreatedAtOnce(client, reinstall.delivery, reinstall.envelope),
+      await recordInstallCreatedAtOnce(client, reinstall.delivery, reinstall.envelope),
+      await recordInstallCreatedAtOnce(client, older.delivery, older.envelope),
+    ]);
+    expect(result).toEqual(["processed", "duplicate", "processed"]);
+    expect(statements).toBe(3);
+    expect(await sql("SELECT install_id, status FROM installs ORDER BY install_id")).toEqual([
+      { install_id: 9000, status: "REVOKED" },
+      { install_id: 9001, status: "REVOKED" },
+      { install_id: 9002, status: "ACTIVE" },
+    ]);
+    expect(await sql("SELECT count(*)::int AS n FROM token_grants")).toEqual([{ n: 0 }]);
+    expect(
+      await sql("SELECT i.install_id, e.from_status, e.to_status, e.detail FROM install_events e JOIN installs i ON i.id = e.install_row_id ORDER BY i.install_id, e.occurred_at, e.to_status"),
+    ).toEqual([
+      { install_id: 9000, from_status: null, to_status: "REVOKED", detail: "older than live install 9002" },
+      { install_id: 9001, from_status: null, to_status: "ACTIVE", detail: "install recorded" },
+      { install_id: 9001, from_status: "ACTIVE", to_status: "REVOKED", detail: "superseded by install 9002" },
+      { install_id: 9002, from_status: null, to_status: "ACTIVE", detail: "install recorded" },
+    ]);
+  });
+
+  it("install.created answers \"full\" and writes nothing for an install_id already stored (a re-consent)", async () => {
+    const first = body(created(9001));
+    await receiveWebhook(enc(first), sign(first));
+    const again = parsedDelivery({ ...created(9001), id: "whd_again" });
+    const { result, statements } = await countingStatements((client) => recordInstallCreatedAtOnce(client, again.delivery, again.envelope));
+    expect({ result, statements }).toEqual({ result: "full", statements: 1 });
+    expect(await sql("SELECT count(*)::int AS n FROM webhook_deliveries")).toEqual([{ n: 1 }]);
+  });
+
   it("install.revoked takes one statement for an active install, one for an install already revoked, one for a copy", async () => {
     const first = body(created(9001));
     await receiveWebhook(enc(first), sign(first));

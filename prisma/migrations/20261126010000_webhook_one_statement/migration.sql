@@ -1,5 +1,5 @@
--- The webhook ingest's one-statement paths for install.revoked and install.config.updated
--- (lib/webhooks/handlers/install-revoked.ts, install-config-updated.ts; contract §6). Each function
+-- The webhook ingest's one-statement paths for install.created, install.revoked and
+-- install.config.updated (lib/webhooks/handlers/; contract §6). Each function
 -- is called in one statement, so one round trip records the delivery and applies its effect in the
 -- statement's own transaction: both commit, or neither.
 --
@@ -139,6 +139,102 @@ BEGIN
             RAISE EXCEPTION 'install % moved while its configuration was recorded', p_install_id USING ERRCODE = 'PAF01';
         END IF;
     END IF;
+    RETURN 'processed';
+END
+$$;
+
+-- install.created: a first install of an operator the app has never heard of (created ACTIVE), a
+-- re-install that supersedes the operator's ACTIVE install (revoked, its grant deleted, unless a
+-- sync incident is open: closing it raises an alert), and a late announcement of an install older
+-- than the live one (recorded as revoked history). The decisions of lib/installs/register.ts
+-- (recordInstall), under the same advisory lock. An install_id already stored (a re-consent, the
+-- redirect_uri first: the full transaction learns what is new and checks the install with the API,
+-- a job) and a live install without an install_id (the same install, perhaps) answer 'full'.
+CREATE FUNCTION "webhook_install_created"(
+    p_lock_key TEXT,
+    p_dedupe_key TEXT,
+    p_install_id INTEGER,
+    p_client_id TEXT,
+    p_operator_id TEXT,
+    p_slug TEXT,
+    p_delivered_at TIMESTAMPTZ,
+    p_payload JSONB,
+    p_sync_incident_prefix TEXT
+) RETURNS TEXT LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+    live_id UUID;
+    live_install_id INTEGER;
+    live_status install_status;
+    locked_id UUID;
+    locked_install_id INTEGER;
+    locked_status install_status;
+    new_status install_status := 'ACTIVE';
+    new_detail TEXT := 'install recorded';
+    new_row_id UUID;
+BEGIN
+    -- A copy of a delivery already recorded: no lock taken (a flood of copies does not queue on it).
+    IF EXISTS (SELECT FROM webhook_deliveries WHERE dedupe_key = p_dedupe_key) THEN
+        RETURN 'duplicate';
+    END IF;
+
+    -- A first read, without the lock: the states left to the full transaction answer at once.
+    IF EXISTS (SELECT FROM installs WHERE install_id = p_install_id) THEN
+        RETURN 'full';
+    END IF;
+    SELECT id, install_id, status INTO live_id, live_install_id, live_status FROM installs
+    WHERE client_id = p_client_id AND operator_id = p_operator_id AND status IN ('ACTIVE', 'NEEDS_REAUTH', 'REINSTALL_NEEDED');
+    IF live_id IS NOT NULL AND (
+        live_install_id IS NULL
+        OR (live_install_id < p_install_id AND (
+            live_status <> 'ACTIVE'
+            OR EXISTS (SELECT FROM alert_incidents WHERE key = p_sync_incident_prefix || live_id AND open)))) THEN
+        RETURN 'full';
+    END IF;
+
+    -- The delivery first (the full transaction's order), then the operator's lock.
+    INSERT INTO webhook_deliveries (id, dedupe_key, event_type, install_id, delivered_at, outcome, detail, payload)
+    VALUES (gen_random_uuid(), p_dedupe_key, 'install.created', p_install_id, p_delivered_at, 'processed',
+            'install ' || p_install_id || ' recorded', p_payload)
+    ON CONFLICT (dedupe_key) DO NOTHING;
+    IF NOT FOUND THEN
+        RETURN 'duplicate';
+    END IF;
+    PERFORM pg_advisory_xact_lock(hashtext(p_lock_key));
+
+    -- Under the lock every other writer of this operator's installs has committed: read again, and
+    -- leave anything that moved since the first read to the full transaction.
+    SELECT id, install_id, status INTO locked_id, locked_install_id, locked_status FROM installs
+    WHERE client_id = p_client_id AND operator_id = p_operator_id AND status IN ('ACTIVE', 'NEEDS_REAUTH', 'REINSTALL_NEEDED');
+    IF EXISTS (SELECT FROM installs WHERE install_id = p_install_id)
+       OR locked_id IS DISTINCT FROM live_id
+       OR locked_install_id IS DISTINCT FROM live_install_id
+       OR locked_status IS DISTINCT FROM live_status THEN
+        RAISE EXCEPTION 'the installs of operator % moved while install % was recorded', p_operator_id, p_install_id USING ERRCODE = 'PAF01';
+    END IF;
+
+    IF live_id IS NOT NULL AND live_install_id > p_install_id THEN
+        -- install_ids increase (docs/spec-gaps.md A3): a late event about an older install is history.
+        new_status := 'REVOKED';
+        new_detail := 'older than live install ' || live_install_id;
+    ELSIF live_id IS NOT NULL THEN
+        -- A re-install: only the newer install can be active at the service (contract §2).
+        UPDATE installs SET status = 'REVOKED', status_changed_at = now(), revoked_at = now(), updated_at = now()
+        WHERE id = live_id AND status = 'ACTIVE';
+        IF NOT FOUND
+           OR EXISTS (SELECT FROM alert_incidents WHERE key = p_sync_incident_prefix || live_id AND open) THEN
+            RAISE EXCEPTION 'install % moved while its successor % was recorded', live_install_id, p_install_id USING ERRCODE = 'PAF01';
+        END IF;
+        DELETE FROM token_grants WHERE install_row_id = live_id;
+        INSERT INTO install_events (id, install_row_id, from_status, to_status, cause, detail)
+        VALUES (gen_random_uuid(), live_id, 'ACTIVE', 'REVOKED', 'webhook', 'superseded by install ' || p_install_id);
+    END IF;
+
+    INSERT INTO installs (id, install_id, client_id, operator_id, slug, granted_scopes, status, revoked_at, updated_at)
+    VALUES (gen_random_uuid(), p_install_id, p_client_id, p_operator_id, p_slug, '{}', new_status,
+            CASE WHEN new_status = 'REVOKED' THEN now() END, now())
+    RETURNING id INTO new_row_id;
+    INSERT INTO install_events (id, install_row_id, from_status, to_status, cause, detail)
+    VALUES (gen_random_uuid(), new_row_id, NULL, new_status, 'webhook', new_detail);
     RETURN 'processed';
 END
 $$;

@@ -121,7 +121,12 @@ export async function alertOnTokenEndpointAccepted(clientId: string): Promise<vo
 
 // ----- an install's sync (lib/sync/index.ts) --------------------------------------------------------
 
-const syncIncident = (installRowId: string) => `sync:${installRowId}`;
+/**
+ * An install's sync incident is keyed `sync:<install row id>`. Exported for the one-statement path
+ * of install.revoked (lib/webhooks/handlers/install-revoked.ts), which checks in SQL that none is open.
+ */
+export const SYNC_INCIDENT_PREFIX = "sync:";
+const syncIncident = (installRowId: string) => `${SYNC_INCIDENT_PREFIX}${installRowId}`;
 
 /**
  * Failures that do not count toward sync.failing: the client circuit stops every install's sync at

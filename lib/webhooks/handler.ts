@@ -22,6 +22,13 @@ export type Handler = (tx: Tx, envelope: WebhookEnvelope) => Promise<HandlerResu
 export type Queryable = Pick<pg.ClientBase, "query">;
 /** The delivery row as the one-statement paths write it (the full path writes the same columns). */
 export type DeliveryRecord = { dedupeKey: string; installId: number | null; deliveredAt: Date; payloadJson: string };
+/**
+ * The SQLSTATE a one-statement path raises when the install row it decided on changed before it
+ * could lock it (another transaction moved it meanwhile): the statement is rolled back whole, and
+ * the receiver takes the full transaction, which decides on the state as it is now. Raised by the
+ * database functions of migration 20261126010000_webhook_one_statement.
+ */
+export const STATE_MOVED = "PAF01";
 /** "full": this state needs the full transaction; the statement recorded nothing. */
 export type FastPathOutcome = "processed" | "ignored" | "duplicate" | "full";
 export type FastPath = (client: Queryable, delivery: DeliveryRecord, envelope: WebhookEnvelope) => Promise<FastPathOutcome>;

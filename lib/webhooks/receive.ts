@@ -26,7 +26,7 @@ import { logger } from "@/lib/log";
 import { recordWebhookRejection } from "@/lib/telemetry";
 import { InstallIdSchema, WebhookEnvelopeSchema, type WebhookEnvelope } from "./envelope";
 import { WebhookPayloadError } from "./errors";
-import type { DeliveryRecord, FastPathOutcome, Queryable } from "./handler";
+import { STATE_MOVED, type DeliveryRecord, type FastPathOutcome, type Queryable } from "./handler";
 import { webhookHandlerFor } from "./handlers";
 import { noteRejection } from "./rejections";
 import { verifyWebhookSignature } from "./signature";
@@ -116,9 +116,10 @@ export async function receiveWebhook(
   const fastPath = handler ? handler.fastPath : recordIgnoredAtOnce;
   if (fastPath && !options.fullPathOnly) {
     const outcome = await withConnectionBefore(deadline, (client) => fastPath(client, delivery, envelope)).catch((error: unknown) => {
-      // A row committed while the statement waited for its lock: the statement was rolled back
-      // whole, and the state it met is the full path's to decide.
-      if (isUniqueViolation(error)) return "full" as const;
+      // A row committed while the statement waited for its lock (a unique index refused the
+      // insert, or the row it decided on moved): the statement was rolled back whole, and the
+      // state it met is the full path's to decide.
+      if (isUniqueViolation(error) || isStateMoved(error)) return "full" as const;
       throw error;
     });
     if (outcome !== "full") {
@@ -193,7 +194,8 @@ async function recordIgnoredAtOnce(client: Queryable, delivery: DeliveryRecord, 
   return rowCount === 1 ? "ignored" : "duplicate";
 }
 
+const sqlState = (error: unknown): unknown => (typeof error === "object" && error !== null && "code" in error ? error.code : undefined);
 /** PostgreSQL's unique_violation (SQLSTATE 23505). */
-function isUniqueViolation(error: unknown): boolean {
-  return typeof error === "object" && error !== null && "code" in error && error.code === "23505";
-}
+const isUniqueViolation = (error: unknown) => sqlState(error) === "23505";
+/** A one-statement path found its row moved under it (./handler.ts, STATE_MOVED). */
+const isStateMoved = (error: unknown) => sqlState(error) === STATE_MOVED;

@@ -38,6 +38,8 @@ export type Stack = {
   env: NodeJS.ProcessEnv;
   databaseUrl: string;
   usingEmbeddedDatabase: boolean;
+  /** The app server's process id (the bench reads its CPU time from /proc). */
+  appPid: number | undefined;
   stop: () => Promise<void>;
 };
 
@@ -157,7 +159,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       stoppers.push(() => stopProcess(worker));
     }
 
-    return { env, databaseUrl, usingEmbeddedDatabase, stop };
+    return { env, databaseUrl, usingEmbeddedDatabase, appPid: app.child.pid, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -17,6 +17,8 @@ process.env.WEBHOOK_RECORD_DEADLINE_MS = "1000";
 process.env.LOG_LEVEL = "silent";
 const { receiveWebhook } = await import("@/lib/webhooks/receive");
 const { recordInstallCreatedAtOnce } = await import("@/lib/webhooks/handlers/install-created");
+const { recordInstallRevokedAtOnce } = await import("@/lib/webhooks/handlers/install-revoked");
+const { storeInstallConfigAtOnce } = await import("@/lib/webhooks/handlers/install-config-updated");
 const { ConnectionDeadlineError, ingestPool } = await import("@/lib/db/ingest-pool");
 const { db } = await import("@/lib/db/client");
 
@@ -24,12 +26,18 @@ const enc = (s: string) => new TextEncoder().encode(s);
 const sign = (body: string) => `sha256=${createHmac("sha256", stack.webhookSecret).update(body).digest("hex")}`;
 const now = () => Math.floor(Date.now() / 1000);
 
-type Delivery = { id?: string; type?: string; data: Record<string, unknown> };
+type Delivery = { id?: string; type?: string; data: Record<string, unknown>; deliveredAt?: number };
 function body(d: Delivery): string {
-  return JSON.stringify({ id: d.id ?? `whd_${randomUUID()}`, type: d.type ?? "install.created", delivered_at: now(), data: d.data });
+  return JSON.stringify({ id: d.id ?? `whd_${randomUUID()}`, type: d.type ?? "install.created", delivered_at: d.deliveredAt ?? now(), data: d.data });
 }
 const created = (installId: number, operatorId = 1002, id?: string) => ({ id, data: { install_id: installId, operator_id: operatorId, slug: "harbor-ev" } });
-const revoked = (installId: number, operatorId = 1002) => ({ type: "install.revoked", data: { install_id: installId, operator_id: operatorId } });
+const revoked = (installId: number, operatorId = 1002, id?: string) => ({ id, type: "install.revoked", data: { install_id: installId, operator_id: operatorId } });
+const configured = (installId: number, config: Record<string, unknown>, options: { id?: string; secondsAgo?: number } = {}) => ({
+  id: options.id,
+  type: "install.config.updated",
+  deliveredAt: now() - (options.secondsAgo ?? 0),
+  data: { install_id: installId, config },
+});
 
 /** Everything the ingest writes, without ids and times (they differ by construction). */
 async function state() {
@@ -45,6 +53,10 @@ async function state() {
     deliveries: await sql(
       `SELECT dedupe_key, event_type, install_id, delivered_at, outcome, detail, payload FROM webhook_deliveries ORDER BY dedupe_key`,
     ),
+    grants: await sql(`SELECT i.install_id FROM token_grants g JOIN installs i ON i.id = g.install_row_id ORDER BY i.install_id`),
+    incidents: await sql(
+      `SELECT i.install_id, a.open, a.failures, a.closed_at IS NOT NULL AS closed FROM alert_incidents a JOIN installs i ON a.key = 'sync:' || i.id ORDER BY i.install_id`,
+    ),
     // Follow-ups, enqueued in the delivery's transaction; named by the install's operator (row ids differ by construction).
     followUps: await sql(
       `SELECT j.name, j.state::text, j.priority, j.data->>'cause' AS cause, i.operator_id, i.install_id, j.singleton_key = i.id::text AS keyed_by_install
@@ -59,6 +71,26 @@ async function liveInstallFromCallback(operatorId: number) {
     `INSERT INTO installs (id, client_id, operator_id, granted_scopes, status, updated_at)
      VALUES (gen_random_uuid(), $1, $2, '{charge-points:read}', 'ACTIVE', now())`,
     [process.env.OAUTH_CLIENT_ID, String(operatorId)],
+  );
+}
+
+/** A token grant for a stored install, as the redirect_uri leaves one (sealed values: never read here). */
+async function grantFor(installId: number) {
+  await sql(
+    `INSERT INTO token_grants (id, install_row_id, access_token_encrypted, refresh_token_encrypted, access_token_expires_at, scope, updated_at)
+     SELECT gen_random_uuid(), id, 'sealed-access', 'sealed-refresh', now() + interval '1 hour', 'charge-points:read', now() FROM installs WHERE install_id = $1`,
+    [installId],
+  );
+}
+async function setStatus(installId: number, status: string) {
+  await sql("UPDATE installs SET status = $2::install_status WHERE install_id = $1", [installId, status]);
+}
+/** A sync incident the install's failing syncs opened (lib/alerts/incidents.ts). */
+async function openSyncIncident(installId: number) {
+  await sql(
+    `INSERT INTO alert_incidents (key, open, failures, first_failure_at, opened_at, updated_at)
+     SELECT 'sync:' || id, true, 3, now(), now(), now() FROM installs WHERE install_id = $1`,
+    [installId],
   );
 }
 
@@ -81,6 +113,32 @@ const SCENARIOS: Record<string, Step[]> = {
     { id: "whd_renamed", type: "install.renamed", data: { install_id: 9001 } },
   ],
   "install.created without operator_id": [{ data: { install_id: 9001 } }],
+  "a re-install supersedes an install with a grant": [created(9001), { setup: () => grantFor(9001) }, created(9002)],
+  "a re-install while the old install needs re-authorization": [created(9001), { setup: () => setStatus(9001, "NEEDS_REAUTH") }, created(9002)],
+  "a re-install while the old install's sync incident is open": [created(9001), { setup: () => openSyncIncident(9001) }, created(9002)],
+  "install.revoked for an active install with a grant": [created(9001), { setup: () => grantFor(9001) }, revoked(9001)],
+  "install.revoked twice for one install, as two deliveries": [created(9001), revoked(9001), revoked(9001)],
+  "the same install.revoked delivery twice": [created(9001), revoked(9001, 1002, "whd_rev"), revoked(9001, 1002, "whd_rev")],
+  "install.revoked for an install_id never seen, with no live install": [revoked(9001)],
+  "install.revoked for an install_id never seen, while the operator has another live install": [created(9002), revoked(9001)],
+  "install.revoked for an install needing re-authorization": [created(9001), { setup: () => setStatus(9001, "NEEDS_REAUTH") }, revoked(9001)],
+  "install.revoked for an install needing a re-install": [created(9001), { setup: () => setStatus(9001, "REINSTALL_NEEDED") }, revoked(9001)],
+  "install.revoked for an install whose sync incident is open": [created(9001), { setup: () => openSyncIncident(9001) }, revoked(9001)],
+  "install.revoked without install_id": [{ type: "install.revoked", data: { operator_id: 1002 } }],
+  "install.config.updated for an active install": [created(9001), configured(9001, { syncCharges: true, nested: { a: [1, 2] } })],
+  "install.config.updated, an older one after a newer one": [
+    created(9001),
+    configured(9001, { syncCharges: true }),
+    configured(9001, { syncCharges: false }, { secondsAgo: 30 }),
+  ],
+  "install.config.updated for a revoked install": [created(9001), revoked(9001), configured(9001, { syncCharges: true })],
+  "install.config.updated for an install never seen": [configured(9001, { syncCharges: true })],
+  "the same install.config.updated delivery twice": [
+    created(9001),
+    configured(9001, { syncCharges: true }, { id: "whd_cfg" }),
+    configured(9001, { syncCharges: true }, { id: "whd_cfg" }),
+  ],
+  "install.config.updated without a config object": [created(9001), { type: "install.config.updated", data: { install_id: 9001, config: "on" } }],
 };
 
 /** Runs the steps (each delivery's bytes made once, so both runs send the very same bodies). */
@@ -167,6 +225,150 @@ describe("the one-statement path and the full transaction", () => {
     } finally {
       await client.end();
     }
+  });
+});
+
+/** Runs a one-statement path on a client that counts the statements sent. */
+async function countingStatements<T>(work: (client: pg.Client) => Promise<T>): Promise<{ result: T; statements: number }> {
+  const client = new pg.Client({ connectionString: stack.databaseUrl });
+  await client.connect();
+  try {
+    let statements = 0;
+    const counting = { query: (text: string, values: unknown[]) => (statements++, client.query(text, values)) } as unknown as pg.Client;
+    const result = await work(counting);
+    return { result, statements };
+  } finally {
+    await client.end();
+  }
+}
+
+/** The receiver's arguments to a one-statement path, as receiveWebhook builds them. */
+function parsedDelivery(d: Delivery & { id: string }) {
+  const deliveredAt = new Date((d.deliveredAt ?? now()) * 1000);
+  const envelope = { id: d.id, type: d.type ?? "install.created", delivered_at: deliveredAt, data: d.data };
+  const installId = typeof d.data.install_id === "number" ? d.data.install_id : null;
+  return { delivery: { dedupeKey: `id:${d.id}`, installId, deliveredAt, payloadJson: JSON.stringify({ ...envelope, delivered_at: now() }) }, envelope };
+}
+
+describe("the one-statement paths of a re-install, install.revoked and install.config.updated", () => {
+  it("a re-install takes one statement: the old install revoked, its grant deleted, the new one active", async () => {
+    const first = body(created(9001));
+    await receiveWebhook(enc(first), sign(first));
+    await grantFor(9001);
+    const reinstall = parsedDelivery({ ...created(9002), id: "whd_new" });
+    const older = parsedDelivery({ ...created(9000), id: "whd_old" });
+    const { result, statements } = await countingStatements(async (client) => [
+      await recordInstallCreatedAtOnce(client, reinstall.delivery, reinstall.envelope),
+      await recordInstallCreatedAtOnce(client, reinstall.delivery, reinstall.envelope),
+      await recordInstallCreatedAtOnce(client, older.delivery, older.envelope),
+    ]);
+    expect(result).toEqual(["processed", "duplicate", "processed"]);
+    expect(statements).toBe(3);
+    expect(await sql("SELECT install_id, status FROM installs ORDER BY install_id")).toEqual([
+      { install_id: 9000, status: "REVOKED" },
+      { install_id: 9001, status: "REVOKED" },
+      { install_id: 9002, status: "ACTIVE" },
+    ]);
+    expect(await sql("SELECT count(*)::int AS n FROM token_grants")).toEqual([{ n: 0 }]);
+    expect(
+      await sql("SELECT i.install_id, e.from_status, e.to_status, e.detail FROM install_events e JOIN installs i ON i.id = e.install_row_id ORDER BY i.install_id, e.occurred_at, e.to_status"),
+    ).toEqual([
+      { install_id: 9000, from_status: null, to_status: "REVOKED", detail: "older than live install 9002" },
+      { install_id: 9001, from_status: null, to_status: "ACTIVE", detail: "install recorded" },
+      { install_id: 9001, from_status: "ACTIVE", to_status: "REVOKED", detail: "superseded by install 9002" },
+      { install_id: 9002, from_status: null, to_status: "ACTIVE", detail: "install recorded" },
+    ]);
+  });
+
+  it("install.created answers \"full\" and writes nothing for an install_id already stored (a re-consent)", async () => {
+    const first = body(created(9001));
+    await receiveWebhook(enc(first), sign(first));
+    const again = parsedDelivery({ ...created(9001), id: "whd_again" });
+    const { result, statements } = await countingStatements((client) => recordInstallCreatedAtOnce(client, again.delivery, again.envelope));
+    expect({ result, statements }).toEqual({ result: "full", statements: 1 });
+    expect(await sql("SELECT count(*)::int AS n FROM webhook_deliveries")).toEqual([{ n: 1 }]);
+  });
+
+  it("install.revoked takes one statement for an active install, one for an install already revoked, one for a copy", async () => {
+    const first = body(created(9001));
+    await receiveWebhook(enc(first), sign(first));
+    await grantFor(9001);
+    const revoke = parsedDelivery({ ...revoked(9001), id: "whd_rev_1" });
+    const again = parsedDelivery({ ...revoked(9001), id: "whd_rev_2" });
+    const { result, statements } = await countingStatements(async (client) => [
+      await recordInstallRevokedAtOnce(client, revoke.delivery, revoke.envelope),
+      await recordInstallRevokedAtOnce(client, revoke.delivery, revoke.envelope),
+      await recordInstallRevokedAtOnce(client, again.delivery, again.envelope),
+    ]);
+    expect(result).toEqual(["processed", "duplicate", "processed"]);
+    expect(statements).toBe(3);
+    expect(await sql("SELECT status FROM installs")).toEqual([{ status: "REVOKED" }]);
+    expect(await sql("SELECT count(*)::int AS n FROM token_grants")).toEqual([{ n: 0 }]);
+    expect(await sql("SELECT from_status, to_status, detail FROM install_events ORDER BY occurred_at, to_status")).toEqual([
+      { from_status: null, to_status: "ACTIVE", detail: "install recorded" },
+      { from_status: "ACTIVE", to_status: "REVOKED", detail: "install.revoked" },
+    ]);
+    expect(await sql("SELECT dedupe_key, detail FROM webhook_deliveries WHERE event_type = 'install.revoked' ORDER BY dedupe_key")).toEqual([
+      { dedupe_key: "id:whd_rev_1", detail: "install 9001 revoked" },
+      { dedupe_key: "id:whd_rev_2", detail: "install 9001 already revoked" },
+    ]);
+  });
+
+  it("install.revoked answers \"full\" and writes nothing for an install that needs re-authorization", async () => {
+    const first = body(created(9001));
+    await receiveWebhook(enc(first), sign(first));
+    await setStatus(9001, "NEEDS_REAUTH");
+    const revoke = parsedDelivery({ ...revoked(9001), id: "whd_rev_1" });
+    const { result, statements } = await countingStatements((client) => recordInstallRevokedAtOnce(client, revoke.delivery, revoke.envelope));
+    expect({ result, statements }).toEqual({ result: "full", statements: 1 });
+    expect(await sql("SELECT count(*)::int AS n FROM webhook_deliveries WHERE event_type = 'install.revoked'")).toEqual([{ n: 0 }]);
+    expect(await sql("SELECT status FROM installs")).toEqual([{ status: "NEEDS_REAUTH" }]);
+  });
+
+  it("install.config.updated takes one statement whether it stores the configuration or not", async () => {
+    const first = body(created(9001));
+    await receiveWebhook(enc(first), sign(first));
+    const newer = parsedDelivery({ ...configured(9001, { syncCharges: true }), id: "whd_cfg_1" });
+    const older = parsedDelivery({ ...configured(9001, { syncCharges: false }, { secondsAgo: 30 }), id: "whd_cfg_2" });
+    const { result, statements } = await countingStatements(async (client) => [
+      await storeInstallConfigAtOnce(client, newer.delivery, newer.envelope),
+      await storeInstallConfigAtOnce(client, newer.delivery, newer.envelope),
+      await storeInstallConfigAtOnce(client, older.delivery, older.envelope),
+    ]);
+    expect(result).toEqual(["processed", "duplicate", "processed"]);
+    expect(statements).toBe(3);
+    expect(await sql("SELECT config FROM installs")).toEqual([{ config: { syncCharges: true } }]);
+    expect(await sql("SELECT dedupe_key, detail FROM webhook_deliveries WHERE event_type = 'install.config.updated' ORDER BY dedupe_key")).toEqual([
+      { dedupe_key: "id:whd_cfg_1", detail: "configuration of install 9001 stored" },
+      { dedupe_key: "id:whd_cfg_2", detail: "install 9001 unknown, revoked, or has a newer configuration" },
+    ]);
+  });
+
+  it("an install that moves while its revocation waits for the row lock is left to the full transaction, which sees the move", async () => {
+    const first = body(created(9001));
+    await receiveWebhook(enc(first), sign(first));
+    // Another transaction holds the install's row (as a 403 NEEDS_REAUTH being recorded would) ...
+    const holder = new pg.Client({ connectionString: stack.databaseUrl });
+    await holder.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query("SELECT 1 FROM installs WHERE install_id = 9001 FOR UPDATE");
+      const revoke = body(revoked(9001));
+      const answer = receiveWebhook(enc(revoke), sign(revoke));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // ... and flags it: the one-statement path read ACTIVE, and must not write its move over this.
+      await holder.query("UPDATE installs SET status = 'NEEDS_REAUTH' WHERE install_id = 9001");
+      await holder.query("COMMIT");
+      expect((await answer).body).toEqual({ status: "processed" });
+    } finally {
+      await holder.end();
+    }
+    expect(await sql("SELECT status FROM installs")).toEqual([{ status: "REVOKED" }]);
+    expect(await sql("SELECT from_status, to_status FROM install_events ORDER BY occurred_at, to_status")).toEqual([
+      { from_status: null, to_status: "ACTIVE" },
+      { from_status: "NEEDS_REAUTH", to_status: "REVOKED" },
+    ]);
+    expect(await sql("SELECT count(*)::int AS n FROM webhook_deliveries WHERE event_type = 'install.revoked'")).toEqual([{ n: 1 }]);
   });
 });
 

@@ -6,13 +6,15 @@
 //
 // Two ways in, with one outcome (tests/integration/webhook-paths.test.ts runs the same scenarios
 // through both):
-//   - recordInstallCreatedAtOnce: the common case, one SQL statement, one round trip;
+//   - recordInstallCreatedAtOnce: the common states (a first install, a re-install), one SQL
+//     statement, one round trip;
 //   - handleInstallCreated: the full transaction (lib/installs/register.ts) for everything else.
 // Both are declared at the end of this file, and listed in ./index.ts.
 import "server-only";
 import type { Tx } from "@/lib/db/client";
 import { env } from "@/lib/env";
-import { LIVE, installLockKey, recordInstall } from "@/lib/installs/register";
+import { SYNC_INCIDENT_PREFIX } from "@/lib/alerts/incidents";
+import { installLockKey, recordInstall } from "@/lib/installs/register";
 import { InstallCreatedDataSchema, type WebhookEnvelope } from "../envelope";
 import { WebhookPayloadError } from "../errors";
 import { defineWebhookHandler, type DeliveryRecord, type FastPathOutcome, type HandlerResult, type Queryable } from "../handler";
@@ -29,57 +31,35 @@ export async function handleInstallCreated(tx: Tx, envelope: WebhookEnvelope): P
     detail: created ? installRecordedDetail(data.data.install_id) : `install ${data.data.install_id} already known`,
     // If the redirect_uri came first, the install already has tokens: confirm it with the API, as a
     // job (lib/jobs/install-check.ts). A first-seen install has no token yet: nothing to confirm, which
-    // is why the one-statement path below, which handles only that state, enqueues nothing either.
+    // is why the one-statement path below, which handles only new install_ids, enqueues nothing either.
     followUp: created ? undefined : { kind: "install-check", installRowId: id },
   };
 }
 
+// The database function writes the same detail: keep the two in step.
 const installRecordedDetail = (installId: number) => `install ${installId} recorded`;
 
-// The common case in one statement: a first install of an operator that the app has never heard
-// of. In that state recordInstall() does exactly this: record the delivery, create the install
-// ACTIVE, and write its first install event. Every other state (the install_id or a live install
-// of the operator already stored: a re-consent, a re-install, a revocation that came first, the
-// redirect_uri that came first) needs recordInstall's decisions, so the statement then records
-// nothing and says "full".
+// The common states in one statement: the database function webhook_install_created (migration
+// 20261126010000_webhook_one_statement) makes recordInstall's decisions for
+//   - a first install of an operator the app has never heard of: the install created ACTIVE, with
+//     its first install event;
+//   - a re-install: a new install_id while the operator's live install has an older one, ACTIVE and
+//     with no open sync incident: that install revoked (its grant deleted, its event), the new one
+//     created ACTIVE;
+//   - a late announcement of an install older than the live one: recorded as revoked history;
+// and records the delivery with them. Every other state answers "full", having written nothing: an
+// install_id already stored (a re-consent, the redirect_uri first: the full transaction learns what
+// is new and checks the install with the API, a job), a live install without an install_id (perhaps
+// the same install), and a superseded install whose revocation raises or closes an alert.
 //
-// Hand-written SQL because the guarantee lives in one statement's atomicity, which no Prisma call
-// spans: data-modifying CTEs run as one implicit transaction, so the delivery row and its effect
-// commit together or not at all.
-//   - `serialized` takes the same advisory lock as recordInstall (for the statement's transaction),
-//     so the redirect_uri's transaction for the same operator runs wholly before or after it; a
-//     copy of a delivery already recorded takes no lock (a flood of copies does not queue on it);
-//   - `fresh` checks the state. The statement's snapshot predates the lock wait, so a row committed
-//     meanwhile is not seen here; the unique indexes (install_id, one live install per operator)
-//     see it, and the statement fails as a whole with 23505: the caller then takes the full path;
-//   - `delivery` dedupes (ON CONFLICT DO NOTHING waits for a concurrent copy's outcome), and the
-//     install and its event are inserted only from the delivery row this statement inserted:
-//     effects exactly once.
-// Columns Prisma fills in on the client (@default(uuid()), @updatedAt) are filled in here.
-const RECORD_INSTALL_CREATED = `
-WITH serialized AS (
-    SELECT pg_advisory_xact_lock(hashtext($1))
-    WHERE NOT EXISTS (SELECT FROM webhook_deliveries WHERE dedupe_key = $6)
-), fresh AS (
-    SELECT FROM serialized
-    WHERE NOT EXISTS (SELECT FROM installs WHERE install_id = $2)
-      AND NOT EXISTS (SELECT FROM installs WHERE client_id = $3 AND operator_id = $4 AND status::text = ANY ($5::text[]))
-), delivery AS (
-    INSERT INTO webhook_deliveries (id, dedupe_key, event_type, install_id, delivered_at, outcome, detail, payload)
-    SELECT gen_random_uuid(), $6, 'install.created', $2, $7, 'processed', $8, $9::jsonb FROM fresh
-    ON CONFLICT (dedupe_key) DO NOTHING
-    RETURNING id
-), install AS (
-    INSERT INTO installs (id, install_id, client_id, operator_id, slug, granted_scopes, status, updated_at)
-    SELECT gen_random_uuid(), $2, $3, $4, $10, '{}', 'ACTIVE', now() FROM delivery
-    RETURNING id
-), event AS (
-    INSERT INTO install_events (id, install_row_id, from_status, to_status, cause, detail)
-    SELECT gen_random_uuid(), id, NULL, 'ACTIVE', 'webhook', 'install recorded' FROM install
-)
-SELECT EXISTS (SELECT FROM fresh) AS fresh,
-       EXISTS (SELECT FROM delivery) AS recorded,
-       EXISTS (SELECT FROM webhook_deliveries WHERE dedupe_key = $6) AS seen_before`;
+// The function writes in the full transaction's order: the delivery under its unique key (a copy
+// already recorded takes no lock), then the same advisory lock as recordInstall, so the
+// redirect_uri's transaction for the same operator runs wholly before or after it. Under the lock it
+// reads the operator's installs again; if they moved since its first read it raises STATE_MOVED
+// (../handler.ts), the statement is rolled back whole and the full transaction decides. An install_id
+// recorded meanwhile by a writer that takes no lock (install.revoked for an unseen install) fails
+// the insert on its unique index (23505), with the same result.
+const RECORD_INSTALL_CREATED = "SELECT webhook_install_created($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9) AS outcome";
 
 /** install.created in one round trip when the state allows it; "full" sends it to handleInstallCreated. */
 export async function recordInstallCreatedAtOnce(client: Queryable, delivery: DeliveryRecord, envelope: WebhookEnvelope): Promise<FastPathOutcome> {
@@ -87,24 +67,18 @@ export async function recordInstallCreatedAtOnce(client: Queryable, delivery: De
   if (!data.success) return "full"; // the full path refuses it and records why
   const { install_id: installId, operator_id: operatorId, slug } = data.data;
   const clientId = env().OAUTH_CLIENT_ID;
-  const { rows } = await client.query<{ fresh: boolean; recorded: boolean; seen_before: boolean }>(RECORD_INSTALL_CREATED, [
+  const { rows } = await client.query<{ outcome: FastPathOutcome }>(RECORD_INSTALL_CREATED, [
     installLockKey(clientId, operatorId),
+    delivery.dedupeKey,
     installId,
     clientId,
     operatorId,
-    [...LIVE],
-    delivery.dedupeKey,
-    delivery.deliveredAt,
-    installRecordedDetail(installId),
-    delivery.payloadJson,
     slug ?? null,
+    delivery.deliveredAt,
+    delivery.payloadJson,
+    SYNC_INCIDENT_PREFIX,
   ]);
-  const { fresh, recorded, seen_before: seenBefore } = rows[0]!;
-  if (recorded) return "processed";
-  // Fresh but not recorded: a concurrent copy recorded it first. Not fresh: only a delivery seen
-  // before is answered here; any other state is the full path's to decide.
-  if (fresh || seenBefore) return "duplicate";
-  return "full";
+  return rows[0]!.outcome;
 }
 
 export const installCreated = defineWebhookHandler({

@@ -6,14 +6,20 @@
 // final), and after a re-install (it names the old install_id, so the new install is untouched).
 // An install_id the app has never seen is recorded as history only, never bound to a live install
 // whose install_id is unknown: the operator's live install is reconciled with the API instead.
+//
+// Two ways in, with one outcome (tests/integration/webhook-paths.test.ts runs the same scenarios
+// through both): recordInstallRevokedAtOnce, one statement for the common states (a mass uninstall
+// or a replay runs at the speed of install.created's), and handleInstallRevoked, the full
+// transaction, for the states that raise or close an alert or need a check with the API.
 import "server-only";
 import type { Tx } from "@/lib/db/client";
+import { SYNC_INCIDENT_PREFIX } from "@/lib/alerts/incidents";
 import { env } from "@/lib/env";
 import { recordRevokedInstall } from "@/lib/installs/register";
 import { transitionInstall } from "@/lib/installs/state";
 import { InstallCreatedDataSchema, type WebhookEnvelope } from "../envelope";
 import { WebhookPayloadError } from "../errors";
-import { defineWebhookHandler, type HandlerResult } from "../handler";
+import { defineWebhookHandler, type DeliveryRecord, type FastPathOutcome, type HandlerResult, type Queryable } from "../handler";
 
 // The contract does not show install.revoked's payload; the sandbox sends install.created's fields.
 const InstallRevokedDataSchema = InstallCreatedDataSchema.partial({ slug: true });
@@ -40,5 +46,32 @@ export async function handleInstallRevoked(tx: Tx, envelope: WebhookEnvelope): P
   return { detail: moved ? `install ${installId} revoked` : `install ${installId} already revoked` };
 }
 
-// No one-statement path: a revocation comes once per install, so the full transaction is kept.
-export const installRevoked = defineWebhookHandler({ type: "install.revoked", handle: handleInstallRevoked });
+// The common states in one statement: the database function webhook_install_revoked (migration
+// 20261126010000_webhook_one_statement) does what the full transaction does for
+//   - an ACTIVE install with no open sync incident: the move to REVOKED (lib/installs/state.ts:
+//     ACTIVE may be revoked, and that move raises no alert, lib/alerts/incidents.ts), its grant
+//     deleted, its install event, the delivery with its detail;
+//   - an install already revoked: the delivery, nothing else (revoked is final, contract §3);
+//   - an install_id never seen, while the operator has no live install without an install_id:
+//     the revoked install recorded as history.
+// It answers "full", having written nothing, for the rest: an install flagged NEEDS_REAUTH or
+// REINSTALL_NEEDED (revoking it raises install.revoked), an open sync incident (revoking closes it,
+// with an alert), and a live install whose install_id is unknown (a check with the API, a job). A
+// state that moved while the statement waited for its row lock rolls the statement back (SQLSTATE
+// STATE_MOVED in ../handler.ts) and the full transaction decides.
+export async function recordInstallRevokedAtOnce(client: Queryable, delivery: DeliveryRecord, envelope: WebhookEnvelope): Promise<FastPathOutcome> {
+  const data = InstallRevokedDataSchema.safeParse(envelope.data);
+  if (!data.success) return "full"; // the full path refuses it and records why
+  const { install_id: installId, operator_id: operatorId, slug } = data.data;
+  const { rows } = await client.query<{ outcome: FastPathOutcome }>(
+    "SELECT webhook_install_revoked($1, $2, $3, $4, $5, $6, $7::jsonb, $8) AS outcome",
+    [delivery.dedupeKey, installId, env().OAUTH_CLIENT_ID, operatorId, slug ?? null, delivery.deliveredAt, delivery.payloadJson, SYNC_INCIDENT_PREFIX],
+  );
+  return rows[0]!.outcome;
+}
+
+export const installRevoked = defineWebhookHandler({
+  type: "install.revoked",
+  handle: handleInstallRevoked,
+  fastPath: recordInstallRevokedAtOnce,
+});

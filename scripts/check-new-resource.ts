@@ -2,7 +2,12 @@
 // written. On a scratch copy of this checkout (your files are never touched) it generates one
 // (`tariffs`), then runs what CI runs on it: the typecheck, the linters, and the generated tests
 // with the schema-drift test (the generated migration against the generated model), on one stack.
-// CI runs it after `npm test` (.ci/run); about three minutes, most of it the app's production build.
+// The GitHub workflow (.github/workflows/ci.yml) runs it after `npm test`: about three minutes, most of
+// it the scratch app's production build.
+//
+// `--quick` stops before that build: generate, typecheck, lint, import rules, and the generated
+// sandbox test (no stack needed), in about a minute. The template's own CI (.ci/run) runs the quick
+// check after `npm test`, inside its 15-minute budget; the full one runs in the workflow.
 //
 // TEST_PORT_OFFSET applies as for `npm test`; KEEP_SCRATCH=1 leaves the copy for a look afterwards.
 import { spawnSync, type SpawnSyncOptions } from "node:child_process";
@@ -11,6 +16,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 
 const NAME = "tariffs";
+const QUICK = process.argv.includes("--quick");
 const started = performance.now();
 const seconds = () => Math.round((performance.now() - started) / 1000);
 
@@ -54,8 +60,9 @@ try {
   run("typecheck", bin("tsc"), ["--noEmit"], inScratch);
   run("lint", bin("eslint"), ["sandbox/lists", `lib/sync/${NAME}.ts`, `lib/dashboard/${NAME}.ts`, `app/dashboard/${NAME}`, "app/dashboard/sections.ts", "lib/sync/resources.ts", ...generated], inScratch);
   run("import rules", "npm", ["run", "-s", "lint:imports"], inScratch);
-  run("the generated tests", "npm", ["test", "--", "files", ...generated, "tests/integration/db/schema-drift.test.ts"], inScratch);
+  if (QUICK) run("the generated sandbox test", bin("vitest"), ["run", "--project", "sandbox", generated[0]!], inScratch);
+  else run("the generated tests", "npm", ["test", "--", "files", ...generated, "tests/integration/db/schema-drift.test.ts"], inScratch);
 } finally {
   if (process.env.KEEP_SCRATCH !== "1") rmSync(scratch, { recursive: true, force: true });
 }
-console.log(`[check:new-resource] a generated resource passes its checks and its tests (${seconds()} s)`);
+console.log(`[check:new-resource] a generated resource passes its checks and ${QUICK ? "its sandbox test (--quick: not the app's tests)" : "its tests"} (${seconds()} s)`);

@@ -3,6 +3,7 @@
 // walk runs.
 import AxeBuilder from "@axe-core/playwright";
 import { expect, type Page } from "@playwright/test";
+import { resultOf, runAppWorker } from "./app-process";
 import { control, stack } from "./stack";
 
 /** A setting of the stack `npm test` starts (scripts/test.ts passes them in the environment). */
@@ -78,4 +79,23 @@ export async function expectAccessible(page: Page, what: string, widths: readonl
     expect(blocking, `axe on ${what} at ${size.width} px`).toEqual([]);
   }
   if (before) await page.setViewportSize(before);
+}
+
+/** What the scheduled sync does every few minutes; the test stack runs no worker, so a test runs one pass. */
+export async function syncNow(installRowId: string): Promise<{ outcome: string; resources: { resource: string; outcome: string; reason: string | null }[] }> {
+  return resultOf(await runAppWorker(["sync", installRowId, "100"]));
+}
+
+const SCREENSHOTS = `${process.env.TEST_DATA_DIR ?? ".data/test"}/screenshots`;
+
+/** axe's checks, then screenshots at 1280 and 390 px; on the phone the page itself never scrolls sideways. */
+export async function checkAndScreenshot(page: Page, name: string): Promise<void> {
+  await expectAccessible(page, name);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.screenshot({ path: `${SCREENSHOTS}/${name}-1280.png`, fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 });
+  // Polled: a chart sizes itself to its container after the resize (a ResizeObserver), not at once.
+  await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  await page.screenshot({ path: `${SCREENSHOTS}/${name}-390.png`, fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 800 });
 }

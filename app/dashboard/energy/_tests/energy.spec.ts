@@ -3,32 +3,12 @@
 // service's operator enables it in the console; the chart of an EVSE with sessions renders. Screenshots
 // at desktop and phone widths go to the test artifacts. In the Energy section's folder: removing the
 // section removes it.
-import { expect, test, type Page } from "@playwright/test";
-import { resultOf, runAppWorker } from "../../../../tests/helpers/app-process";
-import { expectAccessible, operators } from "../../../../tests/helpers/e2e";
+import { expect, test } from "@playwright/test";
+import { checkAndScreenshot, operators, syncNow } from "../../../../tests/helpers/e2e";
 import { closeSql, control, operatorRecords, resetWorld, sql, stack } from "../../../../tests/helpers/stack";
 
 test.beforeEach(resetWorld);
 test.afterAll(closeSql);
-
-const SCREENSHOTS = `${process.env.TEST_DATA_DIR ?? ".data/test"}/screenshots`;
-
-/** What the scheduled sync does every few minutes; the test stack runs no worker, so the test runs one pass. */
-async function syncNow(installRowId: string): Promise<{ outcome: string; resources: { resource: string; outcome: string; reason: string | null }[] }> {
-  return resultOf(await runAppWorker(["sync", installRowId, "100"]));
-}
-
-async function screenshots(page: Page, name: string): Promise<void> {
-  await expectAccessible(page, name);
-  await page.setViewportSize({ width: 1280, height: 800 });
-  await page.screenshot({ path: `${SCREENSHOTS}/${name}-1280.png`, fullPage: true });
-  await page.setViewportSize({ width: 390, height: 844 });
-  // Usable on a phone: the page itself never scrolls sideways.
-  // Polled: a chart sizes itself to its container after the resize (a ResizeObserver), not at once.
-  await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-  await page.screenshot({ path: `${SCREENSHOTS}/${name}-390.png`, fullPage: true });
-  await page.setViewportSize({ width: 1280, height: 800 });
-}
 
 test.setTimeout(120_000);
 
@@ -59,5 +39,5 @@ test("energy beta: off for the operator → enabled in the service's console →
   await expect(page.getByTestId("energy-state")).toHaveAttribute("data-state", "ok");
   await expect(page.getByTestId("energy-chart").locator(".recharts-bar-rectangle").first()).toBeVisible();
   await expect(page.getByTestId("energy-sessions").getByRole("row").first()).toBeVisible();
-  await screenshots(page, "dashboard-energy");
+  await checkAndScreenshot(page, "dashboard-energy");
 });

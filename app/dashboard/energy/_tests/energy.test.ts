@@ -4,9 +4,9 @@
 // process; the page is fetched with the operator's session. These tests live in the section's folder,
 // so removing the section (its folder and its registry entry) removes them too.
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import { armApiFault, clearApiFaults, closeSql, control, installViaPortal, operatorRecords, resetWorld, sandboxEvents, setEnergyBeta, sql, stack } from "../../../../tests/helpers/stack";
+import { armApiFault, clearApiFaults, closeSql, control, operatorRecords, resetWorld, sandboxEvents, setEnergyBeta, sql, stack } from "../../../../tests/helpers/stack";
+import { apiCallsOf, dashboardPage, installWithScopes } from "../../../../tests/helpers/dashboard";
 
-const { syncInstall } = await import("@/lib/sync");
 const { loadEnergy } = await import("@/lib/dashboard/energy");
 
 beforeEach(resetWorld);
@@ -17,39 +17,22 @@ const NORTHWIND = 1001;
 const FJORDLINE = 1002;
 const BASE_SCOPES = ["charge-points:read", "charge-transactions:read"];
 
-/** An install granted `scopes` (registered before it exists, so nothing is flagged), its local copy made. */
-async function installWith(operatorId: number, scopes: string[], options: { sync?: boolean } = {}) {
-  await control("POST", "/app/scopes", { scopes });
-  const install = await installViaPortal(operatorId);
-  if (options.sync ?? true) await syncInstall(install.installRowId, { perPage: 100 });
-  return install;
-}
-
-async function page(path: string, sessionCookie: string): Promise<{ status: number; html: string }> {
-  const response = await fetch(`${stack.appUrl}${path}`, { headers: { cookie: sessionCookie } });
-  return { status: response.status, html: await response.text() };
-}
-
-/** API calls the sandbox saw for the install whose path matches. */
-async function apiCalls(installId: number, pattern: RegExp) {
-  return (await sandboxEvents("api")).filter((e) => e.detail.install_id === installId && pattern.test(String(e.detail.path)));
-}
 
 type ChargePoint = { id: number; name: string | null; evseId: string; connectors: { id: number }[] };
 type Charge = { id: number; chargePointId: number; consumedKwh: number };
 
 describe("the energy beta", () => {
   it("off for the operator: the page explains the beta and how to ask for it, not an error", async () => {
-    const install = await installWith(NORTHWIND, [...BASE_SCOPES, "energy:read"]);
-    const { status, html } = await page("/dashboard/energy", install.sessionCookie);
+    const install = await installWithScopes(NORTHWIND, [...BASE_SCOPES, "energy:read"]);
+    const { status, html } = await dashboardPage("/dashboard/energy", install.sessionCookie);
     expect(status).toBe(200);
     expect(html).toContain('data-state="not_enabled"');
     expect(html).toContain("business partner contact");
-    expect((await apiCalls(install.installId, /^\/api\/v1\/energy\//))[0]?.detail).toMatchObject({ status: 403, error_code: "FEATURE_NOT_ENABLED" });
+    expect((await apiCallsOf(install.installId, /^\/api\/v1\/energy\//))[0]?.detail).toMatchObject({ status: 403, error_code: "FEATURE_NOT_ENABLED" });
   });
 
   it("on: the history of the chosen EVSE, its total matching the sandbox's charges, and the chart", async () => {
-    const install = await installWith(NORTHWIND, [...BASE_SCOPES, "energy:read"]);
+    const install = await installWithScopes(NORTHWIND, [...BASE_SCOPES, "energy:read"]);
     await setEnergyBeta(NORTHWIND, { enabled: true });
     const charges = (await operatorRecords<Charge>(NORTHWIND, "charges")).data;
     // The view picks an EVSE with sessions: walk the options until one has some.
@@ -73,14 +56,14 @@ describe("the energy beta", () => {
     expect(chosen.totalKwh).toBeCloseTo(expected.reduce((s, c) => s + c.consumedKwh, 0), 2);
     expect(chosen.days.reduce((s, d) => s + d.sessions, 0)).toBe(expected.length);
 
-    const { status, html } = await page(`/dashboard/energy?evse=${encodeURIComponent(chosen.selected.key)}`, install.sessionCookie);
+    const { status, html } = await dashboardPage(`/dashboard/energy?evse=${encodeURIComponent(chosen.selected.key)}`, install.sessionCookie);
     expect(status).toBe(200);
     expect(html).toContain('data-state="ok"');
     expect(html).toContain('data-testid="energy-chart"');
   });
 
   it("an EVSE of another operator in the address is never asked for: the page falls back to the install's own first EVSE", async () => {
-    const install = await installWith(NORTHWIND, [...BASE_SCOPES, "energy:read"]);
+    const install = await installWithScopes(NORTHWIND, [...BASE_SCOPES, "energy:read"]);
     await setEnergyBeta(NORTHWIND, { enabled: true });
     const foreign = (await operatorRecords<ChargePoint>(FJORDLINE, "charge-points")).data[0]!;
     const view = await loadEnergy({ id: install.installRowId, grantedScopes: ["energy:read"] }, { evse: `${foreign.id}:${foreign.connectors[0]!.id}` });
@@ -88,30 +71,30 @@ describe("the energy beta", () => {
     if (view.state !== "ok") return;
     expect(view.selected.key).toBe(view.evses[0]!.key);
     expect(view.evses.some((e) => e.chargePointId === String(foreign.id))).toBe(false);
-    const paths = (await apiCalls(install.installId, /^\/api\/v1\/energy\//)).map((e) => String(e.detail.path));
+    const paths = (await apiCallsOf(install.installId, /^\/api\/v1\/energy\//)).map((e) => String(e.detail.path));
     expect(paths).toHaveLength(1);
     expect(paths[0]).not.toContain(`/charge-points/${foreign.id}/`);
   });
 
   it("energy:read not granted: the page explains, and the operation is never called", async () => {
-    const install = await installWith(NORTHWIND, BASE_SCOPES);
+    const install = await installWithScopes(NORTHWIND, BASE_SCOPES);
     await setEnergyBeta(NORTHWIND, { enabled: true });
-    const { status, html } = await page("/dashboard/energy", install.sessionCookie);
+    const { status, html } = await dashboardPage("/dashboard/energy", install.sessionCookie);
     expect(status).toBe(200);
     expect(html).toContain('data-state="not_granted"');
     expect(html).toContain("energy:read");
-    expect(await apiCalls(install.installId, /^\/api\/v1\/energy\//)).toHaveLength(0);
+    expect(await apiCallsOf(install.installId, /^\/api\/v1\/energy\//)).toHaveLength(0);
   });
 
   it("while re-authorization is pending, the page says it is paused and calls nothing", async () => {
-    const install = await installWith(NORTHWIND, [...BASE_SCOPES, "energy:read"]);
+    const install = await installWithScopes(NORTHWIND, [...BASE_SCOPES, "energy:read"]);
     await setEnergyBeta(NORTHWIND, { enabled: true });
     await control("POST", `/installs/${install.installId}/flag-reauth`);
     // The app learns of the flag as it would on any call: here the install check, made due.
     await sql("UPDATE installs SET last_reconciled_at = NULL WHERE id = $1", [install.installRowId]);
     await fetch(`${stack.appUrl}/api/cron/reconcile`, { method: "POST", headers: { Authorization: `Bearer ${process.env.CRON_SECRET}` } });
     const before = (await sandboxEvents("api")).filter((e) => e.detail.install_id === install.installId).length;
-    const { status, html } = await page("/dashboard/energy", install.sessionCookie);
+    const { status, html } = await dashboardPage("/dashboard/energy", install.sessionCookie);
     expect(status).toBe(200);
     expect(html).toContain('data-testid="reauth-banner"');
     expect(html).toContain('data-state="paused"');
@@ -119,29 +102,29 @@ describe("the energy beta", () => {
   });
 
   it("a changed answer shape: the \"not understood\" state, not a 500", async () => {
-    const install = await installWith(NORTHWIND, [...BASE_SCOPES, "energy:read"]);
+    const install = await installWithScopes(NORTHWIND, [...BASE_SCOPES, "energy:read"]);
     await setEnergyBeta(NORTHWIND, { enabled: true, shape: "changed" });
-    const { status, html } = await page("/dashboard/energy", install.sessionCookie);
+    const { status, html } = await dashboardPage("/dashboard/energy", install.sessionCookie);
     expect(status).toBe(200);
     expect(html).toContain('data-state="not_understood"');
     expect(html).toContain("does not understand yet");
   });
 
   it("a service error and a bad range each get their own sentence", async () => {
-    const install = await installWith(NORTHWIND, [...BASE_SCOPES, "energy:read"]);
+    const install = await installWithScopes(NORTHWIND, [...BASE_SCOPES, "energy:read"]);
     await setEnergyBeta(NORTHWIND, { enabled: true });
     await armApiFault({ path: "/energy", mode: "error503", forMs: 60_000 });
-    const failed = await page("/dashboard/energy", install.sessionCookie);
+    const failed = await dashboardPage("/dashboard/energy", install.sessionCookie);
     expect(failed.status).toBe(200);
     expect(failed.html).toMatch(/data-state="failed" data-reason="unavailable"/);
-    const range = await page("/dashboard/energy?from=2025-03-01&to=2025-02-01", install.sessionCookie);
+    const range = await dashboardPage("/dashboard/energy?from=2025-03-01&to=2025-02-01", install.sessionCookie);
     expect(range.html).toContain('data-state="bad_range"');
   });
 
   it("before the charge points are copied, says so instead of calling", async () => {
-    const install = await installWith(NORTHWIND, [...BASE_SCOPES, "energy:read"], { sync: false });
+    const install = await installWithScopes(NORTHWIND, [...BASE_SCOPES, "energy:read"], { sync: false });
     await setEnergyBeta(NORTHWIND, { enabled: true });
-    expect((await page("/dashboard/energy", install.sessionCookie)).html).toContain('data-state="no_evses"');
-    expect(await apiCalls(install.installId, /^\/api\/v1\/energy\//)).toHaveLength(0);
+    expect((await dashboardPage("/dashboard/energy", install.sessionCookie)).html).toContain('data-state="no_evses"');
+    expect(await apiCallsOf(install.installId, /^\/api\/v1\/energy\//)).toHaveLength(0);
   });
 });

@@ -5,9 +5,9 @@
 // and its registry entry) removes them too.
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { resultOf, runAppWorker } from "../../../../tests/helpers/app-process";
-import { armApiFault, clearApiFaults, closeSql, control, installViaPortal, operatorRecords, resetWorld, sandboxEvents, sql, stack } from "../../../../tests/helpers/stack";
+import { armApiFault, clearApiFaults, closeSql, control, operatorRecords, resetWorld, sandboxEvents, sql, stack } from "../../../../tests/helpers/stack";
+import { apiCallsOf, dashboardPage, installWithScopes } from "../../../../tests/helpers/dashboard";
 
-const { syncInstall } = await import("@/lib/sync");
 const { renameTeamForInstall } = await import("@/lib/dashboard/teams");
 const { fetchInstallSummary } = await import("@/lib/installs/dashboard");
 
@@ -19,32 +19,15 @@ const NORTHWIND = 1001;
 const FJORDLINE = 1002;
 const BASE_SCOPES = ["charge-points:read", "charge-transactions:read"];
 
-/** An install granted `scopes` (registered before it exists, so nothing is flagged), its local copy made. */
-async function installWith(operatorId: number, scopes: string[], options: { sync?: boolean } = {}) {
-  await control("POST", "/app/scopes", { scopes });
-  const install = await installViaPortal(operatorId);
-  if (options.sync ?? true) await syncInstall(install.installRowId, { perPage: 100 });
-  return install;
-}
-
-async function page(path: string, sessionCookie: string): Promise<{ status: number; html: string }> {
-  const response = await fetch(`${stack.appUrl}${path}`, { headers: { cookie: sessionCookie } });
-  return { status: response.status, html: await response.text() };
-}
-
-/** API calls the sandbox saw for the install whose path matches. */
-async function apiCalls(installId: number, pattern: RegExp) {
-  return (await sandboxEvents("api")).filter((e) => e.detail.install_id === installId && pattern.test(String(e.detail.path)));
-}
 
 type Team = { id: number; name: string };
 
 describe("the teams write", () => {
   it("renames the install's team at the service and in the local copy, so the page shows the new name at once", async () => {
-    const install = await installWith(NORTHWIND, [...BASE_SCOPES, "teams:write"]);
+    const install = await installWithScopes(NORTHWIND, [...BASE_SCOPES, "teams:write"]);
     const [team] = (await operatorRecords<Team>(NORTHWIND, "teams")).data;
 
-    const before = await page("/dashboard/teams", install.sessionCookie);
+    const before = await dashboardPage("/dashboard/teams", install.sessionCookie);
     expect(before.html).toContain(team!.name);
     expect(before.html).toContain('data-testid="rename-team-form"');
 
@@ -56,25 +39,25 @@ describe("the teams write", () => {
     ]);
     expect(row).toMatchObject({ name: "Depot crew", raw: { id: team!.id, name: "Depot crew" } });
     expect((await operatorRecords<Team>(NORTHWIND, "teams")).data.find((t) => t.id === team!.id)?.name).toBe("Depot crew");
-    expect((await page("/dashboard/teams", install.sessionCookie)).html).toContain("Depot crew");
+    expect((await dashboardPage("/dashboard/teams", install.sessionCookie)).html).toContain("Depot crew");
   });
 
   it("refuses without teams:write, before any call: the page explains, the copy and the service keep the name", async () => {
-    const install = await installWith(NORTHWIND, [...BASE_SCOPES, "teams:read"]);
+    const install = await installWithScopes(NORTHWIND, [...BASE_SCOPES, "teams:read"]);
     const [team] = (await operatorRecords<Team>(NORTHWIND, "teams")).data;
     const outcome = await renameTeamForInstall(install.installRowId, { teamId: String(team!.id), name: "Nope" });
     expect(outcome).toEqual({ ok: false, reason: "not_granted" });
-    expect(await apiCalls(install.installId, /^\/api\/v1\/teams\//)).toHaveLength(0);
+    expect(await apiCallsOf(install.installId, /^\/api\/v1\/teams\//)).toHaveLength(0);
     expect((await operatorRecords<Team>(NORTHWIND, "teams")).data[0]!.name).toBe(team!.name);
 
-    const { html } = await page("/dashboard/teams", install.sessionCookie);
+    const { html } = await dashboardPage("/dashboard/teams", install.sessionCookie);
     expect(html).toContain('data-state="not_granted"');
     expect(html).toContain("teams:write");
     expect(html).not.toContain('data-testid="rename-team-form"');
   });
 
   it("refuses a bad name with its reason, and a team that is not this install's (another operator's) without calling", async () => {
-    const install = await installWith(NORTHWIND, [...BASE_SCOPES, "teams:write"]);
+    const install = await installWithScopes(NORTHWIND, [...BASE_SCOPES, "teams:write"]);
     const [team] = (await operatorRecords<Team>(NORTHWIND, "teams")).data;
     expect(await renameTeamForInstall(install.installRowId, { teamId: String(team!.id), name: "   " })).toEqual({ ok: false, reason: "invalid", message: "Type a name." });
     expect(await renameTeamForInstall(install.installRowId, { teamId: String(team!.id), name: "x".repeat(101) })).toMatchObject({
@@ -85,11 +68,11 @@ describe("the teams write", () => {
     expect(await renameTeamForInstall(install.installRowId, { teamId: "../1", name: "ok" })).toMatchObject({ ok: false, reason: "invalid" });
     const [foreign] = (await operatorRecords<Team>(FJORDLINE, "teams")).data;
     expect(await renameTeamForInstall(install.installRowId, { teamId: String(foreign!.id), name: "Mine" })).toEqual({ ok: false, reason: "unknown_team" });
-    expect(await apiCalls(install.installId, /^\/api\/v1\/teams\//)).toHaveLength(0);
+    expect(await apiCallsOf(install.installId, /^\/api\/v1\/teams\//)).toHaveLength(0);
   });
 
   it("maps the service's failures: 503 → failed/unavailable, a team deleted at the service → unknown_team, NEEDS_REAUTH → flagged", async () => {
-    const install = await installWith(NORTHWIND, [...BASE_SCOPES, "teams:write"]);
+    const install = await installWithScopes(NORTHWIND, [...BASE_SCOPES, "teams:write"]);
     const [team, other] = (await operatorRecords<Team>(NORTHWIND, "teams")).data;
     await armApiFault({ path: "/teams", mode: "error503", count: 1 });
     // A PATCH is not retried after a 5xx (it is not idempotent): one request, one failure.
@@ -98,7 +81,7 @@ describe("the teams write", () => {
       reason: "failed",
       failure: { kind: "unavailable" },
     });
-    expect(await apiCalls(install.installId, /^\/api\/v1\/teams\//)).toHaveLength(1);
+    expect(await apiCallsOf(install.installId, /^\/api\/v1\/teams\//)).toHaveLength(1);
 
     await control("DELETE", `/operators/${NORTHWIND}/teams/${other!.id}`);
     expect(await renameTeamForInstall(install.installRowId, { teamId: String(other!.id), name: "Gone" })).toEqual({ ok: false, reason: "unknown_team" });
@@ -109,20 +92,20 @@ describe("the teams write", () => {
   });
 
   it("is off unless the app's configuration turns it on: the write is refused and the page offers no form", async () => {
-    const install = await installWith(NORTHWIND, [...BASE_SCOPES, "teams:write"]);
+    const install = await installWithScopes(NORTHWIND, [...BASE_SCOPES, "teams:write"]);
     const [team] = (await operatorRecords<Team>(NORTHWIND, "teams")).data;
     const run = await runAppWorker(["rename-team", install.installRowId, String(team!.id), "Off"], { DASHBOARD_MANAGE_TEAMS: "off" });
     expect(resultOf(run)).toEqual({ ok: false, reason: "feature_off" });
-    expect(await apiCalls(install.installId, /^\/api\/v1\/teams\//)).toHaveLength(0);
+    expect(await apiCallsOf(install.installId, /^\/api\/v1\/teams\//)).toHaveLength(0);
   });
 
   it("while re-authorization is pending, the list is the copy, read-only: no rename form, and the write is refused without a call", async () => {
-    const install = await installWith(NORTHWIND, [...BASE_SCOPES, "teams:write"]);
+    const install = await installWithScopes(NORTHWIND, [...BASE_SCOPES, "teams:write"]);
     await control("POST", `/installs/${install.installId}/flag-reauth`);
     await sql("UPDATE installs SET last_reconciled_at = NULL WHERE id = $1", [install.installRowId]);
     await fetch(`${stack.appUrl}/api/cron/reconcile`, { method: "POST", headers: { Authorization: `Bearer ${process.env.CRON_SECRET}` } });
     const before = (await sandboxEvents("api")).filter((e) => e.detail.install_id === install.installId).length;
-    const { status, html } = await page("/dashboard/teams", install.sessionCookie);
+    const { status, html } = await dashboardPage("/dashboard/teams", install.sessionCookie);
     expect(status).toBe(200);
     expect(html).toContain('data-testid="read-only-notice"');
     expect(html).toContain('data-testid="teams"');
@@ -134,10 +117,10 @@ describe("the teams write", () => {
   });
 
   it("shows each team's own changed date from the service, not the copy's, and words teams:write as the rename it is", async () => {
-    const install = await installWith(NORTHWIND, [...BASE_SCOPES, "teams:write"]);
+    const install = await installWithScopes(NORTHWIND, [...BASE_SCOPES, "teams:write"]);
     const teams = (await operatorRecords<Team & { updatedAt: string }>(NORTHWIND, "teams")).data;
     // The copy was made now; every team changed at the service long before (the seed is in 2025).
-    const html = (await page("/dashboard/teams", install.sessionCookie)).html.replace(/<!-- -->/g, "");
+    const html = (await dashboardPage("/dashboard/teams", install.sessionCookie)).html.replace(/<!-- -->/g, "");
     const day = new Intl.DateTimeFormat("en-GB", { timeZone: "UTC", dateStyle: "medium" });
     for (const team of teams) {
       const item = new RegExp(`data-team-id="${team.id}".*?</li>`, "s").exec(html)![0];
@@ -145,17 +128,17 @@ describe("the teams write", () => {
     }
     expect(html).not.toContain(`changed ${day.format(new Date())}`);
     // The granted scopes in words are on the Settings and access page.
-    const settings = (await page("/dashboard/settings", install.sessionCookie)).html.replace(/<!-- -->/g, "");
+    const settings = (await dashboardPage("/dashboard/settings", install.sessionCookie)).html.replace(/<!-- -->/g, "");
     expect(settings).toContain(">Rename your teams<");
     expect(html).not.toContain("create your teams");
   });
 
   it("says the teams are being copied before the first pass ended, and that they are not readable without a teams scope", async () => {
-    const copying = await installWith(NORTHWIND, [...BASE_SCOPES, "teams:write"], { sync: false });
-    expect((await page("/dashboard/teams", copying.sessionCookie)).html).toContain('data-state="copying"');
+    const copying = await installWithScopes(NORTHWIND, [...BASE_SCOPES, "teams:write"], { sync: false });
+    expect((await dashboardPage("/dashboard/teams", copying.sessionCookie)).html).toContain('data-state="copying"');
     await resetWorld();
-    const noScope = await installWith(NORTHWIND, BASE_SCOPES);
-    const { status, html } = await page("/dashboard/teams", noScope.sessionCookie);
+    const noScope = await installWithScopes(NORTHWIND, BASE_SCOPES);
+    const { status, html } = await dashboardPage("/dashboard/teams", noScope.sessionCookie);
     expect(status).toBe(200);
     expect(html).toContain("You have not allowed this app to see your teams");
   });

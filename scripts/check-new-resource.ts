@@ -2,12 +2,11 @@
 // written. On a scratch copy of this checkout (your files are never touched) it generates one
 // (`tariffs`), then runs what CI runs on it: the typecheck, the linters, and the generated tests
 // with the schema-drift test (the generated migration against the generated model), on one stack.
-// The GitHub workflow (.github/workflows/ci.yml) runs it after `npm test`: about three minutes, most of
-// it the scratch app's production build.
+// CI runs it after `npm test` (.ci/run and .github/workflows/ci.yml): 1.5 to 3 minutes, most of it the
+// scratch app's production build.
 //
 // `--quick` stops before that build: generate, typecheck, lint, import rules, and the generated
-// sandbox test (no stack needed), in about a minute. The template's own CI (.ci/run) runs the quick
-// check after `npm test`, inside its 15-minute budget; the full one runs in the workflow.
+// sandbox test (no stack needed), in about 30 seconds: for a fork whose CI has no time to spare.
 //
 // TEST_PORT_OFFSET applies as for `npm test`; KEEP_SCRATCH=1 leaves the copy for a look afterwards.
 import { spawnSync, type SpawnSyncOptions } from "node:child_process";

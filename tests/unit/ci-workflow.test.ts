@@ -58,7 +58,7 @@ describe("the CI workflow", () => {
   it("runs what .ci/run runs: Node from .nvmrc, npm ci, lint, typecheck, npm test and the generator's check, and uploads the reports on failure", () => {
     const ciRun = readFileSync(".ci/run", "utf8");
     expect(ciRun).toMatch(/^npm test$/m);
-    expect(ciRun).toMatch(/^npm run check:new-resource -- --quick$/m);
+    expect(ciRun).toMatch(/^npm run check:new-resource$/m);
     expect(workflow).toMatch(/node-version-file: \.nvmrc\n\s+cache: npm/);
     const runs = [...workflow.matchAll(/^\s+- run: (.+)$/gm)].map((match) => match[1]);
     expect(runs).toEqual(["npm ci --no-audit --no-fund", "npm run lint", "npm run typecheck", "npm test", "npm run check:new-resource"]);

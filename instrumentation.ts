@@ -9,6 +9,10 @@
 // OpenTelemetry SDK starts if an OTLP endpoint is configured (lib/telemetry/setup.ts): Next.js then
 // makes a span per request and per render on its own, and the app's spans and metrics are exported.
 export async function checkConfiguration(): Promise<void> {
+  // Next.js also compiles this file for the Edge runtime, where lib/env's process.exit does not
+  // exist. It replaces NEXT_RUNTIME at build time, so this early return drops the import from the
+  // Edge bundle; the standalone server calls this in plain Node, where NEXT_RUNTIME is unset.
+  if (process.env.NEXT_RUNTIME === "edge") return;
   const { assertValidEnvironment } = await import("./lib/env");
   assertValidEnvironment("app");
 }

@@ -61,7 +61,8 @@ export const jobsShape = {
     .optional(),
   /**
    * How long a cron route (/api/cron/*) keeps working queued jobs before it answers; keep it inside
-   * your serverless platform's function time limit.
+   * your serverless platform's function time limit. The jobs' API calls end by then too (a page
+   * that would wait longer for budget is left for the next run, its checkpoint kept).
    */
   CRON_TIME_LIMIT_SECONDS: z.coerce.number().int().min(1).max(900).default(25),
 };

@@ -16,6 +16,7 @@ import { hostname } from "node:os";
 import type { Job, JobResult } from "pg-boss";
 import { logger } from "@/lib/log";
 import { deliverAlert } from "@/lib/alerts/deliver";
+import { withRunDeadline } from "@/lib/partner-api/client";
 import { traceJob } from "@/lib/telemetry";
 import { expiryOf, jobEngine, type InstallJobData } from "./enqueue";
 import { checkInstall, findInstallsDueForCheck } from "./install-check";
@@ -200,7 +201,10 @@ export type RunSummary = {
 export type RunOptions = {
   /** Per-install jobs to work at most in this run. */
   maxJobs: number;
-  /** Stop fetching after this long (a serverless function's own limit is longer). */
+  /**
+   * Stop fetching after this long (a serverless function's own limit is longer); the jobs' API calls
+   * end by then too, so the run answers within about this long.
+   */
   timeLimitMs: number;
   concurrency: number;
   signal?: AbortSignal;
@@ -239,7 +243,9 @@ export async function workQueuedJobs(kind: JobKind, options: RunOptions): Promis
     }
     const jobs = await boss.fetch<InstallJobData>(installQueue, { batchSize: Math.min(room, options.concurrency) });
     if (jobs.length === 0) break;
-    const results = await Promise.all(jobs.map((job) => runInstallJob(kind, job, {})));
+    // The jobs' API calls end with the run (withRunDeadline): a call waiting for budget would
+    // otherwise keep the route busy past its limit (a page may wait up to API_BACKGROUND_DEADLINE_MS).
+    const results = await Promise.all(jobs.map((job) => withRunDeadline(stopAt, () => runInstallJob(kind, job, {}))));
     for (const result of results) {
       summary.worked += 1;
       summary.outcomes[result.outcome] = (summary.outcomes[result.outcome] ?? 0) + 1;

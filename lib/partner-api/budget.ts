@@ -77,7 +77,7 @@ type TakeRow = {
 
 /**
  * One atomic statement: lock the install's row, decide, and move the TAT if the request may go
- * within `maxWaitMs` plus `lookaheadIntervals` intervals. Returns no row when the install has no
+ * within `maxWaitMs` plus `lookaheadIntervals` intervals, and never later than `capMs` (the caller's deadline). Returns no row when the install has no
  * budget row yet.
  *
  * GCRA: a request may go at `max(tat, now) - tolerance`; taking it moves the TAT one interval on.
@@ -85,7 +85,7 @@ type TakeRow = {
  * background work. `clock_timestamp()` (not `now()`) is read after the row lock is granted, so a
  * request that queued for the lock is timed when it is decided.
  */
-async function takeOnce(installRowId: string, priority: Priority, maxWaitMs: number, lookaheadIntervals: number): Promise<TakeRow | undefined> {
+async function takeOnce(installRowId: string, priority: Priority, maxWaitMs: number, lookaheadIntervals: number, capMs: number): Promise<TakeRow | undefined> {
   const margin = env().API_BUDGET_MARGIN;
   const rows = await db().$queryRaw<TakeRow[]>`
     WITH budget AS (
@@ -111,7 +111,8 @@ async function takeOnce(installRowId: string, priority: Priority, maxWaitMs: num
     ), taken AS (
       UPDATE api_budgets b SET tat = v.start + make_interval(secs => v.interval_ms / 1000)
       FROM verdict v
-      WHERE b.install_row_id = ${installRowId}::uuid AND v.wait_ms <= ${maxWaitMs}::float8 + ${lookaheadIntervals}::float8 * v.interval_ms
+      WHERE b.install_row_id = ${installRowId}::uuid
+        AND v.wait_ms <= least(${maxWaitMs}::float8 + ${lookaheadIntervals}::float8 * v.interval_ms, ${capMs}::float8)
       RETURNING b.install_row_id
     )
     SELECT quota, window_seconds, interval_ms::float8 AS interval_ms, burst::int AS burst, wait_ms::float8 AS wait_ms,
@@ -128,12 +129,12 @@ async function createBudget(installRowId: string): Promise<void> {
     ON CONFLICT (install_row_id) DO NOTHING`;
 }
 
-async function take(installRowId: string, priority: Priority, maxWaitMs: number): Promise<TakeRow> {
+async function take(installRowId: string, priority: Priority, maxWaitMs: number, capMs: number): Promise<TakeRow> {
   const lookahead = priority === "background" ? BACKGROUND_LOOKAHEAD_INTERVALS : 0;
-  const row = await takeOnce(installRowId, priority, maxWaitMs, lookahead);
+  const row = await takeOnce(installRowId, priority, maxWaitMs, lookahead, capMs);
   if (row) return row;
   await createBudget(installRowId);
-  const created = await takeOnce(installRowId, priority, maxWaitMs, lookahead);
+  const created = await takeOnce(installRowId, priority, maxWaitMs, lookahead, capMs);
   if (!created) throw new Error(`the budget of install ${installRowId} is gone (the install was deleted)`);
   return created;
 }
@@ -210,7 +211,9 @@ class Lane {
     let row: TakeRow;
     const started = performance.now();
     try {
-      row = await take(this.installRowId, waiter.priority, maxWaitMs);
+      // Never a slot after the caller's deadline, lookahead or not: on a small budget two intervals
+      // are a minute, longer than a cron run's time limit (lib/partner-api/client.ts withRunDeadline).
+      row = await take(this.installRowId, waiter.priority, maxWaitMs, Math.max(0, remaining));
     } catch (error) {
       waiter.reject(error);
       return;

@@ -10,6 +10,7 @@
 //      bounded (API_MAX_RETRIES) and each one takes budget like any request.
 import "server-only";
 import { randomInt } from "node:crypto";
+import { AsyncLocalStorage } from "node:async_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { z } from "zod";
 import { env } from "@/lib/env";
@@ -146,10 +147,33 @@ export type ApiCall = {
   deadline: number;
 };
 
-/** A call's deadline from its priority: a page cannot wait long, background work can. */
+/**
+ * A call's deadline from its priority: a page cannot wait long, background work can. Inside a run
+ * with a time limit (withRunDeadline), never later than the run's end.
+ */
 export function callFor(installRowId: string, priority: Priority = "interactive"): ApiCall {
   const { API_INTERACTIVE_DEADLINE_MS, API_BACKGROUND_DEADLINE_MS } = env();
-  return { installRowId, priority, deadline: Date.now() + (priority === "interactive" ? API_INTERACTIVE_DEADLINE_MS : API_BACKGROUND_DEADLINE_MS) };
+  const own = Date.now() + (priority === "interactive" ? API_INTERACTIVE_DEADLINE_MS : API_BACKGROUND_DEADLINE_MS);
+  const runEnds = runDeadline.getStore();
+  return { installRowId, priority, deadline: runEnds === undefined ? own : Math.min(own, runEnds) };
+}
+
+// A cron route must answer its scheduler within CRON_TIME_LIMIT_SECONDS (lib/jobs/cron-route.ts),
+// but a background call may wait API_BACKGROUND_DEADLINE_MS (2 minutes) for budget: on a small
+// budget one job's page could keep the route busy long past its limit, and a serverless platform
+// would kill it mid-job. The run's end is carried to every call its jobs make through
+// AsyncLocalStorage, so the jobs (sync, reconcile, keep-alive) need not pass a deadline through
+// every function between the engine and the client.
+const runDeadline = new AsyncLocalStorage<number>();
+
+/** Runs `work` with every API call made within it bounded by `deadline` (epoch ms). */
+export function withRunDeadline<T>(deadline: number, work: () => Promise<T>): Promise<T> {
+  return runDeadline.run(deadline, work);
+}
+
+/** The end of the run this code is part of (withRunDeadline), if it has one. */
+export function currentRunDeadline(): number | undefined {
+  return runDeadline.getStore();
 }
 
 /**

@@ -18,7 +18,7 @@ import { recordSyncLag, recordSyncRun } from "@/lib/telemetry";
 import { withAccessToken } from "@/lib/oauth/access";
 import { TokenCircuitOpenError } from "@/lib/oauth/circuit";
 import { NoUsableTokenError, TokenRefreshUnavailableError } from "@/lib/oauth/errors";
-import { PartnerApiError, apiCounters, fetchListPage } from "@/lib/partner-api/client";
+import { PartnerApiError, apiCounters, currentRunDeadline, fetchListPage } from "@/lib/partner-api/client";
 import { walkPages, type ListPage } from "@/lib/partner-api/paginate";
 import type { SyncConfig } from "./config";
 import { markUnlistedDeleted } from "./deletions";
@@ -59,10 +59,13 @@ export type ResourceRun = {
   fullPassEveryMs: number;
 };
 
-/** The caller asked the run to stop (its signal); checked before every request. */
+/**
+ * The caller asked the run to stop (its signal), or the run's time limit passed (a cron route's:
+ * lib/partner-api/client.ts withRunDeadline); checked before every request.
+ */
 class StopRequestedError extends Error {
-  constructor() {
-    super("sync stop requested");
+  constructor(readonly reason: "stop_requested" | "time_limit" = "stop_requested") {
+    super(`sync stopped: ${reason}`);
     this.name = "StopRequestedError";
   }
 }
@@ -96,7 +99,7 @@ async function assertInstallActive(tx: Tx, installRowId: string): Promise<void> 
 }
 
 function classify(error: unknown): { outcome: ResourceOutcome; reason: string } | null {
-  if (error instanceof StopRequestedError) return { outcome: "stopped", reason: "stop_requested" };
+  if (error instanceof StopRequestedError) return { outcome: "stopped", reason: error.reason };
   if (error instanceof InstallNotActiveError) return { outcome: "stopped", reason: error.status.toLowerCase() };
   // revoked, needs_reauth, reinstall_needed, no_grant: only the operator can change these.
   if (error instanceof NoUsableTokenError) return { outcome: "stopped", reason: error.reason };
@@ -154,6 +157,8 @@ export async function syncResource<Row extends SyncedRow>(resource: SyncResource
   /** One page, through the install's token and its budget's background share. */
   const fetchPage = (page: number) => {
     if (signal.aborted) throw new StopRequestedError();
+    const runEnds = currentRunDeadline();
+    if (runEnds !== undefined && Date.now() >= runEnds) throw new StopRequestedError("time_limit");
     return withAccessToken(installRowId, (token, call) => fetchListPage(token, call, resource.path, { page, perPage }), { priority: "background" });
   };
 

@@ -12,10 +12,11 @@
 //                             the queued refreshes, as a cron route does it); prints its summary
 //   reconcile-sweep [maxJobs] one reconcile sweep run by hand, the same way; prints its summary
 //   fan-out <kind>            the fan-out alone (keep-alive or reconcile): enqueues, works nothing; prints it
-//   work <kind> [maxJobs] [runs]
+//   work <kind> [maxJobs] [runs] [timeLimitMs]
 //                             works the kind's queued per-install jobs, without a fan-out; prints the summary.
 //                             runs > 1: that many runs in this one process, each after a line on stdin
-//                             (a test changes the queue in between, without paying for a new process)
+//                             (a test changes the queue in between, without paying for a new process).
+//                             timeLimitMs: the run's limit, as CRON_TIME_LIMIT_SECONDS gives a cron route (default 60 s)
 //   receive-and-die <body> <signature>
 //                             receives one webhook delivery (body base64url) as the route does, prints the
 //                             answer, and dies (SIGKILL) at once: nothing kept in memory survives it
@@ -180,7 +181,8 @@ switch (command) {
     const lines = runs > 1 ? createInterface({ input: process.stdin }) : undefined;
     for (let run = 1; run <= runs; run++) {
       if (run > 1) await new Promise<void>((resolve) => lines!.once("line", () => resolve()));
-      console.log(JSON.stringify(await workQueuedJobs(installRowId as JobKind, { maxJobs: Number(process.argv[4] ?? 1000), timeLimitMs: 60_000, concurrency: 10 })));
+      const timeLimitMs = Number(process.argv[6] ?? 60_000);
+      console.log(JSON.stringify(await workQueuedJobs(installRowId as JobKind, { maxJobs: Number(process.argv[4] ?? 1000), timeLimitMs, concurrency: 10 })));
     }
     lines?.close();
     await stopJobEngine(1_000);

@@ -8,7 +8,7 @@
 // API request's path, so "never read a finished page again" is a count of paths.
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { resultOf, runAppWorker } from "../helpers/app-process";
-import { armApiFault, clearApiFaults, closeSql, control, expireAccessToken, installViaPortal, resetWorld, sandboxEvents, sql, stack, tokenCalls } from "../helpers/stack";
+import { armApiFault, clearApiFaults, closeSql, control, expireAccessToken, installViaPortal, resetWorld, sandboxEvents, setDefaultRateLimit, sql, stack, tokenCalls } from "../helpers/stack";
 
 const { syncInstall, purgeRevokedInstallData } = await import("@/lib/sync");
 
@@ -222,6 +222,26 @@ describe("a sync that stops mid-way", () => {
     expect(page0[0]).toBe(429);
     expect(page0.at(-1)).toBe(200);
   }, 30_000);
+
+  it("inside a cron run's time limit, a page that would wait past the run's end for budget is not sent: the run answers on time, and the service refused nothing", async () => {
+    // Two requests a minute: the redirect_uri's /consumers/me spends the budget, and the next
+    // background slot is about half a minute away. A background call may wait two minutes
+    // (API_BACKGROUND_DEADLINE_MS), but not past the end of the run it belongs to.
+    await setDefaultRateLimit({ limit: 2, windowSeconds: 60 });
+    const install = await installViaPortal(NORTHWIND);
+    const started = performance.now();
+    // The first copy's job, queued by the callback, worked as a cron route does with a 3 s limit.
+    const run = resultOf<{ worked: number; outcomes: Record<string, number> }>(await runAppWorker(["work", "sync", "1000", "1", "3000"]));
+    const elapsedMs = performance.now() - started;
+    expect(run).toMatchObject({ worked: 1 });
+    expect(Object.keys(run.outcomes)).toEqual([expect.stringMatching(/^stopped:(rate_limited|time_limit)$/)]);
+    // Process start included; before, this run waited for the slot (about 30 s).
+    expect(elapsedMs).toBeLessThan(15_000);
+    expect(shipped(await sql<{ resource: string; outcome: string }>("SELECT resource, outcome FROM sync_runs WHERE install_row_id = $1 ORDER BY started_at", [install.installRowId])).map((r) => r.outcome)).toContain("stopped");
+    // What was sent had budget: the service refused nothing.
+    const sent = [...(await listRequests(install.installId, "/charge-points")).values()].flat();
+    expect(sent.filter((status) => status !== 200)).toEqual([]);
+  }, 60_000);
 
   it("NEEDS_REAUTH stops it and flags the install; after the operator re-consents it resumes the same pass at its page", async () => {
     const install = await installViaPortal(NORTHWIND);

@@ -1,8 +1,10 @@
 // First / previous / next / last links and page-size links for a server-paginated list; plain links, so they work without JavaScript.
 import Link from "next/link";
-import { formatCount } from "../format";
+import { formatterFor, type Formatter } from "@/lib/i18n/format";
 
-export function Pagination({ page, perPage, total, hrefFor }: { page: number; perPage: number; total: number; hrefFor: (page: number) => string }) {
+const ENGLISH = formatterFor("en", "UTC");
+
+export function Pagination({ page, perPage, total, hrefFor, f = ENGLISH }: { page: number; perPage: number; total: number; hrefFor: (page: number) => string; f?: Formatter }) {
   const pages = Math.max(1, Math.ceil(total / perPage));
   if (pages <= 1 && page === 0) return null;
   const last = pages - 1;
@@ -24,7 +26,7 @@ export function Pagination({ page, perPage, total, hrefFor }: { page: number; pe
         ) : null}
       </span>
       <span className="text-slate-600">
-        Page {formatCount(page + 1)} of {formatCount(pages)}
+        Page {f.count(page + 1)} of {f.count(pages)}
       </span>
       <span className="flex gap-4">
         {page < last ? (
@@ -43,10 +45,11 @@ export function Pagination({ page, perPage, total, hrefFor }: { page: number; pe
 }
 
 /** "1–25 of 36", or the empty words. */
-export function rangeText(page: number, perPage: number, shown: number, total: number): string {
-  if (shown === 0) return `0 of ${formatCount(total)}`;
+/** "1–25 of 240", with the numbers in the reader's format (`f`: the operator's on the dashboard). */
+export function rangeText(page: number, perPage: number, shown: number, total: number, f: Formatter = ENGLISH): string {
+  if (shown === 0) return `0 of ${f.count(total)}`;
   const first = page * perPage + 1;
-  return `${formatCount(first)}–${formatCount(first + shown - 1)} of ${formatCount(total)}`;
+  return `${f.count(first)}–${f.count(first + shown - 1)} of ${f.count(total)}`;
 }
 
 /** A query string without the keys left at their defaults, so links stay short and readable. */

@@ -6,6 +6,8 @@ import { AsOf } from "../_components/as-of";
 import { ChargePointStateBadge, chargePointStateLabel, powerLabel } from "../_components/charge-point-state";
 import { PageSizeLinks, Pagination, queryString, rangeText } from "../_components/pagination";
 import { DataTable } from "@/app/components/data-table";
+import { dashboardI18n } from "@/lib/i18n/request";
+import type { Translator } from "@/lib/i18n/messages";
 
 const DEFAULTS = { q: "", sort: "name", dir: "asc", page: 0, perPage: 25 } as const;
 const SORT_LABELS: Record<(typeof SORTS)[number], string> = { name: "Name", state: "State", power: "Power", city: "City" };
@@ -20,7 +22,9 @@ export function chargePointsHref(query: ChargePointQuery, change: Partial<Charge
 
 const teamLabel = (team: { id: string; name: string | null }) => team.name ?? `Team ${team.id}`;
 
-export function ChargePointTable({ list, options, query, asOf }: { list: ChargePointList; options: FilterOptions; query: ChargePointQuery; asOf: Date }) {
+export async function ChargePointTable({ list, options, query, asOf }: { list: ChargePointList; options: FilterOptions; query: ChargePointQuery; asOf: Date }) {
+  // Numbers and states in the operator's language (lib/i18n/request.ts).
+  const { t, f } = await dashboardI18n();
   const teams = new Map(options.teams.map((t) => [t.id, teamLabel(t)]));
   return (
     <section className="space-y-4">
@@ -28,13 +32,13 @@ export function ChargePointTable({ list, options, query, asOf }: { list: ChargeP
         <div>
           <h2 className="text-lg font-semibold">Charge points</h2>
           <p className="text-sm text-slate-600" data-testid="charge-point-count">
-            {options.any ? rangeText(list.page, list.perPage, list.items.length, list.total) : "No charge points"}
+            {options.any ? rangeText(list.page, list.perPage, list.items.length, list.total, f) : "No charge points"}
           </p>
         </div>
         <AsOf asOf={asOf} />
       </div>
 
-      {options.any ? <Filters options={options} query={query} /> : null}
+      {options.any ? <Filters options={options} query={query} t={t} /> : null}
 
       {list.items.length === 0 ? (
         <EmptyState any={options.any} />
@@ -61,9 +65,9 @@ export function ChargePointTable({ list, options, query, asOf }: { list: ChargeP
                 <span className="block text-xs font-normal text-slate-500 md:hidden">{cp.city ?? ""}</span>
               </td>
               <td className="px-3 py-2">
-                <ChargePointStateBadge state={cp.state} />
+                <ChargePointStateBadge state={cp.state} t={t} />
               </td>
-              <td className="hidden whitespace-nowrap px-3 py-2 sm:table-cell">{powerLabel(cp.type, cp.maxKw)}</td>
+              <td className="hidden whitespace-nowrap px-3 py-2 sm:table-cell">{powerLabel(cp.type, cp.maxKw, f)}</td>
               <td className="hidden px-3 py-2 md:table-cell">{cp.addressLabel ?? cp.city ?? "—"}</td>
               <td className="hidden px-3 py-2 lg:table-cell">{cp.teamId ? (teams.get(cp.teamId) ?? `Team ${cp.teamId}`) : "—"}</td>
             </tr>
@@ -74,7 +78,7 @@ export function ChargePointTable({ list, options, query, asOf }: { list: ChargeP
       <div className="flex flex-wrap items-center justify-between gap-3">
         <PageSizeLinks choices={PER_PAGE_CHOICES} current={query.perPage} hrefFor={(n) => chargePointsHref(query, { perPage: n, page: 0 })} />
       </div>
-      <Pagination page={list.page} perPage={list.perPage} total={list.total} hrefFor={(page) => chargePointsHref(query, { page })} />
+      <Pagination page={list.page} perPage={list.perPage} total={list.total} hrefFor={(page) => chargePointsHref(query, { page })} f={f} />
     </section>
   );
 }
@@ -104,7 +108,7 @@ function EmptyState({ any }: { any: boolean }) {
 
 const fieldClass = "mt-1 block w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm";
 
-function Filters({ options, query }: { options: FilterOptions; query: ChargePointQuery }) {
+function Filters({ options, query, t }: { options: FilterOptions; query: ChargePointQuery; t: Translator }) {
   return (
     <form method="get" action="/dashboard/charge-points" className="grid grid-cols-2 gap-3 rounded-lg border border-slate-200 bg-white p-3 sm:grid-cols-3 lg:grid-cols-6" role="search">
       <label className="col-span-2 text-xs font-medium text-slate-600 sm:col-span-3 lg:col-span-2">
@@ -117,7 +121,7 @@ function Filters({ options, query }: { options: FilterOptions; query: ChargePoin
           <option value="">All states</option>
           {options.states.map((state) => (
             <option key={state} value={state}>
-              {chargePointStateLabel(state)}
+              {chargePointStateLabel(state, t)}
             </option>
           ))}
         </select>

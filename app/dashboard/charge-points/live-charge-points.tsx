@@ -7,6 +7,7 @@ import { fetchInstallChargePoints, fetchInstallSummary, type InstallSummary } fr
 import type { ChargePointPage } from "@/lib/partner-api/schemas";
 import { PER_PAGE_CHOICES, firstValues } from "@/lib/dashboard/charge-points";
 import { ReauthorizeBanner } from "../install-status";
+import { dashboardI18n } from "@/lib/i18n/request";
 import { ChargePointStateBadge, powerLabel } from "../_components/charge-point-state";
 import { PageSizeLinks, Pagination, rangeText } from "../_components/pagination";
 import { ReadFailure } from "../_components/read-failure";
@@ -47,13 +48,14 @@ export async function LiveChargePoints({ install, query }: { install: InstallSum
   );
 }
 
-function LiveTable({ page }: { page: ChargePointPage }) {
+async function LiveTable({ page }: { page: ChargePointPage }) {
+  const { t, f } = await dashboardI18n();
   const { data, meta } = page;
   return (
     <>
       <div className="flex flex-wrap items-end justify-between gap-3">
         <p className="text-sm text-slate-600" data-testid="charge-point-count">
-          {meta.totalItemCount === 0 ? "No charge points" : rangeText(meta.currentPage, meta.perPage, data.length, meta.totalItemCount)}
+          {meta.totalItemCount === 0 ? "No charge points" : rangeText(meta.currentPage, meta.perPage, data.length, meta.totalItemCount, f)}
         </p>
         <PageSizeLinks choices={PER_PAGE_CHOICES} current={meta.perPage} hrefFor={(n) => hrefFor(0, n)} />
       </div>
@@ -72,15 +74,15 @@ function LiveTable({ page }: { page: ChargePointPage }) {
           <tr key={cp.id} data-charge-point-id={cp.id}>
             <td className="px-3 py-2 font-medium">{cp.name ?? `Charge point ${cp.id}`}</td>
             <td className="px-3 py-2">
-              <ChargePointStateBadge state={cp.state} />
+              <ChargePointStateBadge state={cp.state} t={t} />
             </td>
-            <td className="hidden px-3 py-2 sm:table-cell">{powerLabel(cp.type, cp.maxKw)}</td>
+            <td className="hidden px-3 py-2 sm:table-cell">{powerLabel(cp.type, cp.maxKw, f)}</td>
             <td className="hidden px-3 py-2 md:table-cell">{cp.location?.addressLabel ?? cp.location?.address?.city ?? "—"}</td>
             <td className="hidden px-3 py-2 font-mono text-xs lg:table-cell">{cp.evseId ?? "—"}</td>
           </tr>
         ))}
       </DataTable>
-      <Pagination page={meta.currentPage} perPage={meta.perPage} total={meta.totalItemCount} hrefFor={(p) => hrefFor(p, meta.perPage)} />
+      <Pagination page={meta.currentPage} perPage={meta.perPage} total={meta.totalItemCount} hrefFor={(p) => hrefFor(p, meta.perPage)} f={f} />
     </>
   );
 }

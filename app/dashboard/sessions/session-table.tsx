@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { RefreshWhileCopying } from "../_components/refresh-while-copying";
 import { SESSION_PER_PAGE_CHOICES, type SessionList, type SessionQuery } from "@/lib/dashboard/sessions";
-import { formatDate, formatDuration, formatKwh, formatMoney, formatTime } from "../format";
+import { dashboardI18n } from "@/lib/i18n/request";
 import { AsOf } from "../_components/as-of";
 import { PageSizeLinks, Pagination, queryString, rangeText } from "../_components/pagination";
 import { SessionStateBadge, sessionStateLabel } from "../_components/session-state";
@@ -52,7 +52,7 @@ export function SessionsUnavailable({ reason, updating = false }: { reason: keyo
 
 const durationOf = (s: { startedAt: Date | null; stoppedAt: Date | null }) => (s.startedAt && s.stoppedAt ? s.stoppedAt.getTime() - s.startedAt.getTime() : null);
 
-export function SessionTable({
+export async function SessionTable({
   list,
   query,
   chargePoints,
@@ -69,13 +69,15 @@ export function SessionTable({
   // operator chose a reporting currency that the records shown are not in.
   const otherCurrencies = [...new Set(list.items.map((s) => s.currency).filter((c): c is string => Boolean(c) && c !== reportingCurrency))];
   const exportHref = `/dashboard/sessions/export${queryString(filterValues(query), {})}`;
+  // Dates, times, amounts and energy in the operator's language and zone (lib/i18n/request.ts).
+  const { f } = await dashboardI18n();
   return (
     <section className="space-y-4">
       <div className="flex flex-wrap items-end justify-between gap-2">
         <div>
           <h2 className="text-lg font-semibold">Sessions</h2>
           <p className="text-sm text-slate-600" data-testid="session-count">
-            {list.total === 0 && !list.filtered ? "No sessions" : `${rangeText(list.page, list.perPage, list.items.length, list.total)}, newest first`}
+            {list.total === 0 && !list.filtered ? "No sessions" : `${rangeText(list.page, list.perPage, list.items.length, list.total, f)}, newest first`}
           </p>
         </div>
         <AsOf asOf={asOf} />
@@ -127,21 +129,21 @@ export function SessionTable({
               <td className="px-3 py-2">
                 {/* Date and time on lines of their own, so the column stays narrow on a phone. */}
                 <Link href={`/dashboard/sessions/${s.id}`} className="whitespace-nowrap text-brand-700 hover:underline">
-                  {s.startedAt ? formatDate(s.startedAt) : "Not started"}
+                  {s.startedAt ? f.date(s.startedAt) : "Not started"}
                 </Link>
-                <span className="block whitespace-nowrap text-xs text-slate-500">{s.startedAt ? formatTime(s.startedAt) : ""}</span>
+                <span className="block whitespace-nowrap text-xs text-slate-500">{s.startedAt ? f.time(s.startedAt) : ""}</span>
               </td>
               <td className="px-3 py-2">
                 {s.chargePointId ? <span className="break-words">{s.chargePointName ?? `Charge point ${s.chargePointId}`}</span> : "—"}
                 {/* On a phone the price and state move under the name instead of into columns of their own. */}
                 <span className="block text-xs text-slate-600 sm:hidden">
-                  {formatMoney(s.price, s.currency, s.currencyDecimals)} · {sessionStateLabel(s.state)}
+                  {f.money(s.price, s.currency, s.currencyDecimals)} · {sessionStateLabel(s.state)}
                 </span>
               </td>
-              <td className="whitespace-nowrap px-3 py-2 text-right">{formatKwh(s.consumedKwh)}</td>
-              <td className="hidden whitespace-nowrap px-3 py-2 text-right sm:table-cell">{formatDuration(durationOf(s))}</td>
+              <td className="whitespace-nowrap px-3 py-2 text-right">{f.kwh(s.consumedKwh)}</td>
+              <td className="hidden whitespace-nowrap px-3 py-2 text-right sm:table-cell">{f.duration(durationOf(s))}</td>
               <td className="hidden whitespace-nowrap px-3 py-2 text-right sm:table-cell" data-testid="session-price">
-                {formatMoney(s.price, s.currency, s.currencyDecimals)}
+                {f.money(s.price, s.currency, s.currencyDecimals)}
               </td>
               <td className="hidden px-3 py-2 md:table-cell">
                 <SessionStateBadge state={s.state} />
@@ -152,7 +154,7 @@ export function SessionTable({
       )}
 
       <PageSizeLinks choices={SESSION_PER_PAGE_CHOICES} current={query.perPage} hrefFor={(n) => sessionsHref(query, { perPage: n, page: 0 })} />
-      <Pagination page={list.page} perPage={list.perPage} total={list.total} hrefFor={(page) => sessionsHref(query, { page })} />
+      <Pagination page={list.page} perPage={list.perPage} total={list.total} hrefFor={(page) => sessionsHref(query, { page })} f={f} />
     </section>
   );
 }

@@ -11,7 +11,7 @@ import { readDashboardConfig } from "@/lib/dashboard/config";
 import { loadFreshness } from "@/lib/dashboard/freshness";
 import { recentSessionsOf } from "@/lib/dashboard/sessions";
 import { loadDashboardInstall } from "@/lib/installs/dashboard";
-import { formatDateTime, formatDuration, formatKwh, formatMoney } from "../../format";
+import { dashboardI18n } from "@/lib/i18n/request";
 import { AsOf } from "../../_components/as-of";
 import { ChargePointStateBadge, powerLabel } from "../../_components/charge-point-state";
 import { SessionStateBadge } from "../../_components/session-state";
@@ -26,6 +26,8 @@ export default async function ChargePointPage({ params }: { params: Promise<{ id
   const operator = await currentOperator();
   const install = operator ? await loadDashboardInstall(operator.installRowId) : null;
   if (!install) return null;
+  // Dates, amounts, power and states in the operator's language and zone (lib/i18n/request.ts).
+  const { t, f } = await dashboardI18n();
   // Everything before the first byte is sent decides the status: this page has no loading boundary
   // above it (see ../(list)/page.tsx), so notFound() here is a real 404.
   const [chargePoint, freshness] = await Promise.all([loadChargePoint(install.id, id), loadFreshness(install.id)]);
@@ -46,7 +48,7 @@ export default async function ChargePointPage({ params }: { params: Promise<{ id
         </Link>
         <div className="flex flex-wrap items-center gap-3">
           <h2 className="break-words text-xl font-semibold">{chargePoint.name ?? `Charge point ${chargePoint.id}`}</h2>
-          <ChargePointStateBadge state={chargePoint.state} />
+          <ChargePointStateBadge state={chargePoint.state} t={t} />
         </div>
         {freshness.charge_points.asOf ? <AsOf asOf={freshness.charge_points.asOf} /> : null}
       </div>
@@ -57,7 +59,7 @@ export default async function ChargePointPage({ params }: { params: Promise<{ id
             Details
           </h3>
           <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-2 text-sm">
-            <Field label="Type and power">{powerLabel(chargePoint.type, chargePoint.maxKw)}</Field>
+            <Field label="Type and power">{powerLabel(chargePoint.type, chargePoint.maxKw, f)}</Field>
             <Field label="EVSE ID" mono>
               {chargePoint.evseId ?? "—"}
             </Field>
@@ -68,7 +70,7 @@ export default async function ChargePointPage({ params }: { params: Promise<{ id
             <Field label="Team">{chargePoint.teamName ?? (chargePoint.teamId ? `Team ${chargePoint.teamId}` : "—")}</Field>
             <Field label="Visibility">{chargePoint.visibility === "public" ? "Public" : chargePoint.visibility === "private" ? "Private" : "—"}</Field>
             <Field label="Active">{chargePoint.isActive === null ? "—" : chargePoint.isActive ? "Yes" : "No"}</Field>
-            <Field label="Last connected">{formatDateTime(chargePoint.lastConnectedAt)}</Field>
+            <Field label="Last connected">{f.dateTime(chargePoint.lastConnectedAt)}</Field>
           </dl>
         </section>
 
@@ -137,19 +139,19 @@ function Field({ label, mono, children }: { label: string; mono?: boolean; child
 }
 
 async function RecentSessions({ installRowId, chargePointId }: { installRowId: string; chargePointId: string }) {
-  const sessions = await recentSessionsOf(installRowId, chargePointId, 10);
+  const [sessions, { f }] = await Promise.all([recentSessionsOf(installRowId, chargePointId, 10), dashboardI18n()]);
   if (sessions.length === 0) return <p className="text-sm text-slate-600">No sessions on this charge point yet.</p>;
   return (
     <ul className="divide-y divide-slate-100 rounded-lg border border-slate-200 bg-white text-sm" data-testid="recent-sessions">
       {sessions.map((s) => (
         <li key={s.id} className="flex flex-wrap items-center justify-between gap-x-4 gap-y-1 px-3 py-2">
           <Link href={`/dashboard/sessions/${s.id}`} className="text-brand-700 hover:underline">
-            {formatDateTime(s.startedAt)}
+            {f.dateTime(s.startedAt)}
           </Link>
           <span className="flex flex-wrap items-center gap-3 text-slate-600">
-            <span>{formatKwh(s.consumedKwh)}</span>
-            <span className="hidden sm:inline">{formatDuration(s.startedAt && s.stoppedAt ? s.stoppedAt.getTime() - s.startedAt.getTime() : null)}</span>
-            <span>{formatMoney(s.cost, s.currency, s.currencyDecimals)}</span>
+            <span>{f.kwh(s.consumedKwh)}</span>
+            <span className="hidden sm:inline">{f.duration(s.startedAt && s.stoppedAt ? s.stoppedAt.getTime() - s.startedAt.getTime() : null)}</span>
+            <span>{f.money(s.cost, s.currency, s.currencyDecimals)}</span>
             <SessionStateBadge state={s.state} />
           </span>
         </li>

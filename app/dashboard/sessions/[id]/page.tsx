@@ -10,7 +10,7 @@ import { readDashboardConfig } from "@/lib/dashboard/config";
 import { loadFreshness } from "@/lib/dashboard/freshness";
 import { loadSession } from "@/lib/dashboard/sessions";
 import { loadDashboardInstall } from "@/lib/installs/dashboard";
-import { formatDateTime, formatDuration, formatKwh, formatMoney } from "../../format";
+import { dashboardI18n } from "@/lib/i18n/request";
 import { AsOf } from "../../_components/as-of";
 import { SessionStateBadge, sessionReasonLabel, sessionTypeLabel } from "../../_components/session-state";
 
@@ -28,7 +28,9 @@ export default async function SessionPage({ params }: { params: Promise<{ id: st
   if (!session) notFound();
   const config = readDashboardConfig(install.config);
   const durationMs = session.startedAt && session.stoppedAt ? session.stoppedAt.getTime() - session.startedAt.getTime() : null;
-  const money = (amount: number | null) => formatMoney(amount, session.currency, session.currencyDecimals);
+  // Dates, amounts and energy in the operator's language and zone (lib/i18n/request.ts).
+  const { f } = await dashboardI18n();
+  const money = (amount: number | null) => f.money(amount, session.currency, session.currencyDecimals);
 
   return (
     <div className="space-y-6" data-testid="session-detail" data-session-id={session.id}>
@@ -58,11 +60,11 @@ export default async function SessionPage({ params }: { params: Promise<{ id: st
                 "—"
               )}
             </Field>
-            <Field label="Started">{formatDateTime(session.startedAt)}</Field>
-            <Field label="Stopped">{formatDateTime(session.stoppedAt)}</Field>
-            {session.completedAt ? <Field label="Completed">{formatDateTime(session.completedAt)}</Field> : null}
-            {session.failedAt ? <Field label="Failed">{formatDateTime(session.failedAt)}</Field> : null}
-            <Field label="Duration">{formatDuration(durationMs)}</Field>
+            <Field label="Started">{f.dateTime(session.startedAt)}</Field>
+            <Field label="Stopped">{f.dateTime(session.stoppedAt)}</Field>
+            {session.completedAt ? <Field label="Completed">{f.dateTime(session.completedAt)}</Field> : null}
+            {session.failedAt ? <Field label="Failed">{f.dateTime(session.failedAt)}</Field> : null}
+            <Field label="Duration">{f.duration(durationMs)}</Field>
             <Field label="Type">{sessionTypeLabel(session.type)}</Field>
             {session.stopReason ? <Field label="Stop reason">{sessionReasonLabel(session.stopReason)}</Field> : null}
             {session.failureReason ? <Field label="Failure reason">{sessionReasonLabel(session.failureReason)}</Field> : null}
@@ -74,9 +76,9 @@ export default async function SessionPage({ params }: { params: Promise<{ id: st
             Energy and amounts
           </h3>
           <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-2 text-sm">
-            <Field label="Energy">{formatKwh(session.consumedKwh)}</Field>
-            <Field label="Meter at start">{formatKwh(session.startMeterKwh)}</Field>
-            <Field label="Meter at end">{formatKwh(session.endMeterKwh)}</Field>
+            <Field label="Energy">{f.kwh(session.consumedKwh)}</Field>
+            <Field label="Meter at start">{f.kwh(session.startMeterKwh)}</Field>
+            <Field label="Meter at end">{f.kwh(session.endMeterKwh)}</Field>
             <Field label="Price">{money(session.price)}</Field>
             <Field label="Cost">{money(session.cost)}</Field>
           </dl>

@@ -4,12 +4,11 @@
 // The links wrap onto a second line on a narrow screen rather than scroll sideways: every section is
 // in sight on a phone, with no hidden part to discover by swiping.
 import Link from "next/link";
-import type { MessageKey } from "@/lib/i18n/messages";
 import { usePathname } from "next/navigation";
 import { useI18n } from "./_components/i18n";
-import { DASHBOARD_SECTIONS, OVERVIEW, sectionLabel } from "./sections";
+import { DASHBOARD_SECTIONS, OVERVIEW, sectionLabel, type DashboardSection } from "./sections";
 
-const SECTIONS: readonly { href: string; label: string; messageKey?: MessageKey }[] = [OVERVIEW, ...DASHBOARD_SECTIONS];
+const SECTIONS: readonly (Omit<DashboardSection, "href"> & { href: string })[] = [OVERVIEW, ...DASHBOARD_SECTIONS];
 
 export function DashboardNav() {
   const pathname = usePathname();

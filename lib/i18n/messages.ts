@@ -7,8 +7,8 @@
 // read, so a fork can move to a library without rewriting its catalogue (docs/spec-gaps.md A150).
 // A count takes a plural form: `key.one` and `key.other` (and whatever Intl.PluralRules names for
 // the language), picked by `plural()`.
-import en from "@/messages/en.json";
-import nb from "@/messages/nb.json";
+import en from "@/messages/en.json" with { type: "json" };
+import nb from "@/messages/nb.json" with { type: "json" };
 import { pluralRules } from "./format";
 import { LOCALES, type Locale } from "./locales";
 

@@ -70,7 +70,7 @@ export async function SessionTable({
   const otherCurrencies = [...new Set(list.items.map((s) => s.currency).filter((c): c is string => Boolean(c) && c !== reportingCurrency))];
   const exportHref = `/dashboard/sessions/export${queryString(filterValues(query), {})}`;
   // Dates, times, amounts and energy in the operator's language and zone (lib/i18n/request.ts).
-  const { f } = await dashboardI18n();
+  const { t, f } = await dashboardI18n();
   return (
     <section className="space-y-4">
       <div className="flex flex-wrap items-end justify-between gap-2">
@@ -137,7 +137,7 @@ export async function SessionTable({
                 {s.chargePointId ? <span className="break-words">{s.chargePointName ?? `Charge point ${s.chargePointId}`}</span> : "—"}
                 {/* On a phone the price and state move under the name instead of into columns of their own. */}
                 <span className="block text-xs text-slate-600 sm:hidden">
-                  {f.money(s.price, s.currency, s.currencyDecimals)} · {sessionStateLabel(s.state)}
+                  {f.money(s.price, s.currency, s.currencyDecimals)} · {sessionStateLabel(s.state, t)}
                 </span>
               </td>
               <td className="whitespace-nowrap px-3 py-2 text-right">{f.kwh(s.consumedKwh)}</td>
@@ -146,7 +146,7 @@ export async function SessionTable({
                 {f.money(s.price, s.currency, s.currencyDecimals)}
               </td>
               <td className="hidden px-3 py-2 md:table-cell">
-                <SessionStateBadge state={s.state} />
+                <SessionStateBadge state={s.state} t={t} />
               </td>
             </tr>
           ))}

@@ -139,7 +139,7 @@ function Field({ label, mono, children }: { label: string; mono?: boolean; child
 }
 
 async function RecentSessions({ installRowId, chargePointId }: { installRowId: string; chargePointId: string }) {
-  const [sessions, { f }] = await Promise.all([recentSessionsOf(installRowId, chargePointId, 10), dashboardI18n()]);
+  const [sessions, { t, f }] = await Promise.all([recentSessionsOf(installRowId, chargePointId, 10), dashboardI18n()]);
   if (sessions.length === 0) return <p className="text-sm text-slate-600">No sessions on this charge point yet.</p>;
   return (
     <ul className="divide-y divide-slate-100 rounded-lg border border-slate-200 bg-white text-sm" data-testid="recent-sessions">
@@ -152,7 +152,7 @@ async function RecentSessions({ installRowId, chargePointId }: { installRowId: s
             <span>{f.kwh(s.consumedKwh)}</span>
             <span className="hidden sm:inline">{f.duration(s.startedAt && s.stoppedAt ? s.stoppedAt.getTime() - s.startedAt.getTime() : null)}</span>
             <span>{f.money(s.cost, s.currency, s.currencyDecimals)}</span>
-            <SessionStateBadge state={s.state} />
+            <SessionStateBadge state={s.state} t={t} />
           </span>
         </li>
       ))}

@@ -29,7 +29,7 @@ export default async function SessionPage({ params }: { params: Promise<{ id: st
   const config = readDashboardConfig(install.config);
   const durationMs = session.startedAt && session.stoppedAt ? session.stoppedAt.getTime() - session.startedAt.getTime() : null;
   // Dates, amounts and energy in the operator's language and zone (lib/i18n/request.ts).
-  const { f } = await dashboardI18n();
+  const { t, f } = await dashboardI18n();
   const money = (amount: number | null) => f.money(amount, session.currency, session.currencyDecimals);
 
   return (
@@ -40,7 +40,7 @@ export default async function SessionPage({ params }: { params: Promise<{ id: st
         </Link>
         <div className="flex flex-wrap items-center gap-3">
           <h2 className="text-xl font-semibold">Session {session.id}</h2>
-          <SessionStateBadge state={session.state} />
+          <SessionStateBadge state={session.state} t={t} />
         </div>
         {freshness.charges.asOf ? <AsOf asOf={freshness.charges.asOf} /> : null}
       </div>
@@ -65,9 +65,9 @@ export default async function SessionPage({ params }: { params: Promise<{ id: st
             {session.completedAt ? <Field label="Completed">{f.dateTime(session.completedAt)}</Field> : null}
             {session.failedAt ? <Field label="Failed">{f.dateTime(session.failedAt)}</Field> : null}
             <Field label="Duration">{f.duration(durationMs)}</Field>
-            <Field label="Type">{sessionTypeLabel(session.type)}</Field>
-            {session.stopReason ? <Field label="Stop reason">{sessionReasonLabel(session.stopReason)}</Field> : null}
-            {session.failureReason ? <Field label="Failure reason">{sessionReasonLabel(session.failureReason)}</Field> : null}
+            <Field label="Type">{sessionTypeLabel(session.type, t)}</Field>
+            {session.stopReason ? <Field label="Stop reason">{sessionReasonLabel(session.stopReason, t)}</Field> : null}
+            {session.failureReason ? <Field label="Failure reason">{sessionReasonLabel(session.failureReason, t)}</Field> : null}
           </dl>
         </section>
 

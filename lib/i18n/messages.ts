@@ -35,7 +35,8 @@ export function interpolate(text: string, values?: Values): string {
  * falls back to English; a key missing everywhere shows as itself, which a test would catch.
  */
 export function createTranslator<K extends string = MessageKey>(locale: Locale, ...catalogues: Record<Locale, Catalogue>[]) {
-  const sources = catalogues.length > 0 ? catalogues : [CATALOGUES];
+  // A section's own catalogues first, then the core one: its pages use both.
+  const sources = [...catalogues, CATALOGUES];
   const lookup = (key: string): string | undefined => {
     for (const catalogue of sources) {
       const text = catalogue[locale][key] ?? catalogue.en[key];

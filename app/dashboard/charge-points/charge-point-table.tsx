@@ -32,7 +32,7 @@ export async function ChargePointTable({ list, options, query, asOf }: { list: C
         <div>
           <h2 className="text-lg font-semibold">Charge points</h2>
           <p className="text-sm text-slate-600" data-testid="charge-point-count">
-            {options.any ? rangeText(list.page, list.perPage, list.items.length, list.total, f) : "No charge points"}
+            {options.any ? rangeText(list.page, list.perPage, list.items.length, list.total, { t, f }) : "No charge points"}
           </p>
         </div>
         <AsOf asOf={asOf} />
@@ -76,9 +76,9 @@ export async function ChargePointTable({ list, options, query, asOf }: { list: C
       )}
 
       <div className="flex flex-wrap items-center justify-between gap-3">
-        <PageSizeLinks choices={PER_PAGE_CHOICES} current={query.perPage} hrefFor={(n) => chargePointsHref(query, { perPage: n, page: 0 })} />
+        <PageSizeLinks choices={PER_PAGE_CHOICES} current={query.perPage} hrefFor={(n) => chargePointsHref(query, { perPage: n, page: 0 })} words={{ t, f }} />
       </div>
-      <Pagination page={list.page} perPage={list.perPage} total={list.total} hrefFor={(page) => chargePointsHref(query, { page })} f={f} />
+      <Pagination page={list.page} perPage={list.perPage} total={list.total} hrefFor={(page) => chargePointsHref(query, { page })} words={{ t, f }} />
     </section>
   );
 }

@@ -55,9 +55,9 @@ async function LiveTable({ page }: { page: ChargePointPage }) {
     <>
       <div className="flex flex-wrap items-end justify-between gap-3">
         <p className="text-sm text-slate-600" data-testid="charge-point-count">
-          {meta.totalItemCount === 0 ? "No charge points" : rangeText(meta.currentPage, meta.perPage, data.length, meta.totalItemCount, f)}
+          {meta.totalItemCount === 0 ? "No charge points" : rangeText(meta.currentPage, meta.perPage, data.length, meta.totalItemCount, { t, f })}
         </p>
-        <PageSizeLinks choices={PER_PAGE_CHOICES} current={meta.perPage} hrefFor={(n) => hrefFor(0, n)} />
+        <PageSizeLinks choices={PER_PAGE_CHOICES} current={meta.perPage} hrefFor={(n) => hrefFor(0, n)} words={{ t, f }} />
       </div>
       <DataTable
           label="Charge points"
@@ -82,7 +82,7 @@ async function LiveTable({ page }: { page: ChargePointPage }) {
           </tr>
         ))}
       </DataTable>
-      <Pagination page={meta.currentPage} perPage={meta.perPage} total={meta.totalItemCount} hrefFor={(p) => hrefFor(p, meta.perPage)} f={f} />
+      <Pagination page={meta.currentPage} perPage={meta.perPage} total={meta.totalItemCount} hrefFor={(p) => hrefFor(p, meta.perPage)} words={{ t, f }} />
     </>
   );
 }

@@ -77,7 +77,7 @@ export async function SessionTable({
         <div>
           <h2 className="text-lg font-semibold">Sessions</h2>
           <p className="text-sm text-slate-600" data-testid="session-count">
-            {list.total === 0 && !list.filtered ? "No sessions" : `${rangeText(list.page, list.perPage, list.items.length, list.total, f)}, newest first`}
+            {list.total === 0 && !list.filtered ? "No sessions" : `${rangeText(list.page, list.perPage, list.items.length, list.total, { t, f })}, newest first`}
           </p>
         </div>
         <AsOf asOf={asOf} />
@@ -153,8 +153,8 @@ export async function SessionTable({
         </DataTable>
       )}
 
-      <PageSizeLinks choices={SESSION_PER_PAGE_CHOICES} current={query.perPage} hrefFor={(n) => sessionsHref(query, { perPage: n, page: 0 })} />
-      <Pagination page={list.page} perPage={list.perPage} total={list.total} hrefFor={(page) => sessionsHref(query, { page })} f={f} />
+      <PageSizeLinks choices={SESSION_PER_PAGE_CHOICES} current={query.perPage} hrefFor={(n) => sessionsHref(query, { perPage: n, page: 0 })} words={{ t, f }} />
+      <Pagination page={list.page} perPage={list.perPage} total={list.total} hrefFor={(page) => sessionsHref(query, { page })} words={{ t, f }} />
     </section>
   );
 }

@@ -17,7 +17,9 @@ import { ChargePointStateBadge, powerLabel } from "../../_components/charge-poin
 import { SessionStateBadge } from "../../_components/session-state";
 import { SkeletonLine } from "../../_components/skeleton";
 
-export const metadata: Metadata = { title: "Charge point" };
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await dashboardI18n()).t("title.chargePoint") };
+}
 
 export const dynamic = "force-dynamic";
 

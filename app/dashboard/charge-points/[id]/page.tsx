@@ -46,10 +46,10 @@ export default async function ChargePointPage({ params }: { params: Promise<{ id
     <div className="space-y-6" data-testid="charge-point-detail" data-charge-point-id={chargePoint.id}>
       <div className="space-y-1">
         <Link href="/dashboard/charge-points" className="text-sm text-brand-700 hover:underline">
-          ← Charge points
+          {t("chargePoint.back")}
         </Link>
         <div className="flex flex-wrap items-center gap-3">
-          <h2 className="break-words text-xl font-semibold">{chargePoint.name ?? `Charge point ${chargePoint.id}`}</h2>
+          <h2 className="break-words text-xl font-semibold">{chargePoint.name ?? t("chargePoints.fallback", { id: chargePoint.id })}</h2>
           <ChargePointStateBadge state={chargePoint.state} t={t} />
         </div>
         {freshness.charge_points.asOf ? <AsOf asOf={freshness.charge_points.asOf} /> : null}
@@ -58,47 +58,49 @@ export default async function ChargePointPage({ params }: { params: Promise<{ id
       <div className="grid gap-4 md:grid-cols-2">
         <section className="rounded-lg border border-slate-200 bg-white p-4" aria-labelledby="cp-details">
           <h3 id="cp-details" className="mb-3 font-medium">
-            Details
+            {t("chargePoint.details")}
           </h3>
           <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-2 text-sm">
-            <Field label="Type and power">{powerLabel(chargePoint.type, chargePoint.maxKw, f)}</Field>
-            <Field label="EVSE ID" mono>
+            <Field label={t("chargePoint.typePower")}>{powerLabel(chargePoint.type, chargePoint.maxKw, f)}</Field>
+            <Field label={t("chargePoint.evseId")} mono>
               {chargePoint.evseId ?? "—"}
             </Field>
-            <Field label="Serial number" mono>
+            <Field label={t("chargePoint.serial")} mono>
               {chargePoint.serialNumber ?? "—"}
             </Field>
-            <Field label="Site">{chargePoint.siteLabel ?? "No site"}</Field>
-            <Field label="Team">{chargePoint.teamName ?? (chargePoint.teamId ? `Team ${chargePoint.teamId}` : "—")}</Field>
-            <Field label="Visibility">{chargePoint.visibility === "public" ? "Public" : chargePoint.visibility === "private" ? "Private" : "—"}</Field>
-            <Field label="Active">{chargePoint.isActive === null ? "—" : chargePoint.isActive ? "Yes" : "No"}</Field>
-            <Field label="Last connected">{f.dateTime(chargePoint.lastConnectedAt)}</Field>
+            <Field label={t("chargePoint.site")}>{chargePoint.siteLabel ?? t("chargePoint.noSite")}</Field>
+            <Field label={t("chargePoint.team")}>{chargePoint.teamName ?? (chargePoint.teamId ? t("chargePoints.teamFallback", { id: chargePoint.teamId }) : "—")}</Field>
+            <Field label={t("chargePoint.visibility")}>
+              {chargePoint.visibility === "public" ? t("chargePoint.public") : chargePoint.visibility === "private" ? t("chargePoint.private") : "—"}
+            </Field>
+            <Field label={t("chargePoint.active")}>{chargePoint.isActive === null ? "—" : chargePoint.isActive ? t("chargePoint.yes") : t("chargePoint.no")}</Field>
+            <Field label={t("chargePoint.lastConnected")}>{f.dateTime(chargePoint.lastConnectedAt)}</Field>
           </dl>
         </section>
 
         <section className="space-y-4 rounded-lg border border-slate-200 bg-white p-4" aria-labelledby="cp-location">
           <div>
             <h3 id="cp-location" className="mb-2 font-medium">
-              Location
+              {t("chargePoint.location")}
             </h3>
-            <p className="text-sm">{chargePoint.addressLabel ?? (address || "No address")}</p>
+            <p className="text-sm">{chargePoint.addressLabel ?? (address || t("chargePoint.noAddress"))}</p>
             {address && address !== chargePoint.addressLabel ? <p className="text-sm text-slate-600">{address}</p> : null}
             {mapHref ? (
               <a href={mapHref} className="mt-1 inline-block text-sm text-brand-700 hover:underline" target="_blank" rel="noopener noreferrer">
-                Open in a map
+                {t("chargePoint.map")}
               </a>
             ) : null}
           </div>
           <div>
-            <h3 className="mb-2 font-medium">Connectors</h3>
+            <h3 className="mb-2 font-medium">{t("chargePoint.connectors")}</h3>
             {chargePoint.connectors.length === 0 ? (
-              <p className="text-sm text-slate-600">No connectors listed.</p>
+              <p className="text-sm text-slate-600">{t("chargePoint.noConnectors")}</p>
             ) : (
               <ul className="space-y-1 text-sm" data-testid="connectors">
                 {chargePoint.connectors.map((connector) => (
                   <li key={connector.id} className="flex gap-2">
                     <span className="font-mono text-xs leading-5 text-slate-500">#{connector.identifier ?? connector.id}</span>
-                    <span>{connector.name ?? "Connector"}</span>
+                    <span>{connector.name ?? t("chargePoint.connector")}</span>
                   </li>
                 ))}
               </ul>
@@ -110,16 +112,16 @@ export default async function ChargePointPage({ params }: { params: Promise<{ id
       <section className="space-y-3" aria-labelledby="cp-sessions">
         <div className="flex flex-wrap items-baseline justify-between gap-2">
           <h3 id="cp-sessions" className="font-medium">
-            Recent sessions
+            {t("chargePoint.recent")}
           </h3>
           <Link href={`/dashboard/sessions?chargePoint=${chargePoint.id}`} className="text-sm text-brand-700 hover:underline">
-            All sessions of this charge point
+            {t("chargePoint.allSessions")}
           </Link>
         </div>
         {!config.syncCharges ? (
-          <p className="text-sm text-slate-600">Sessions are not imported: the app&apos;s configuration for this install says not to.</p>
+          <p className="text-sm text-slate-600">{t("chargePoint.notImported")}</p>
         ) : !freshness.charges.asOf ? (
-          <p className="text-sm text-slate-600">Sessions are being copied from the service; they appear here once the copy is complete.</p>
+          <p className="text-sm text-slate-600">{t("chargePoint.copying")}</p>
         ) : (
           // Streamed: the details above show at once, the sessions when their read is done.
           <Suspense fallback={<SkeletonLine className="h-24 w-full" />}>
@@ -142,7 +144,7 @@ function Field({ label, mono, children }: { label: string; mono?: boolean; child
 
 async function RecentSessions({ installRowId, chargePointId }: { installRowId: string; chargePointId: string }) {
   const [sessions, { t, f }] = await Promise.all([recentSessionsOf(installRowId, chargePointId, 10), dashboardI18n()]);
-  if (sessions.length === 0) return <p className="text-sm text-slate-600">No sessions on this charge point yet.</p>;
+  if (sessions.length === 0) return <p className="text-sm text-slate-600">{t("chargePoint.noSessions")}</p>;
   return (
     <ul className="divide-y divide-slate-100 rounded-lg border border-slate-200 bg-white text-sm" data-testid="recent-sessions">
       {sessions.map((s) => (

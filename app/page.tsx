@@ -6,6 +6,9 @@ import Link from "next/link";
 import { currentOperator } from "@/lib/auth/operator-session";
 import { env } from "@/lib/env";
 import { fetchInstallSummary } from "@/lib/installs/dashboard";
+import { formatterFor } from "@/lib/i18n/format";
+import { translator } from "@/lib/i18n/messages";
+import { dashboardI18n } from "@/lib/i18n/request";
 import { PortalLink, describeLostInstall, operatorDisplayName } from "./dashboard/install-status";
 
 export const dynamic = "force-dynamic";
@@ -15,7 +18,9 @@ export default async function HomePage() {
   // No reconcile here (that is the dashboard's): the home page never calls the service.
   const install = operator ? await fetchInstallSummary(operator.installRowId) : null;
   const portalUrl = env().OPERATOR_PORTAL_URL;
-  const lost = install ? describeLostInstall(install) : null;
+  // This page is in English (its own text is not in the catalogue), with times in the operator's zone.
+  const words = { t: translator("en"), f: formatterFor("en", (await dashboardI18n()).timeZone) };
+  const lost = install ? describeLostInstall(install, words) : null;
   return (
     <div className="space-y-6">
       <h1 className="text-2xl font-semibold tracking-tight sm:text-3xl">Charge data for your network</h1>
@@ -26,7 +31,7 @@ export default async function HomePage() {
       {install && !lost ? (
         // ACTIVE, or NEEDS_REAUTH: the dashboard is there, and explains the approval it waits for.
         <div className="space-y-2">
-          <p className="text-sm text-slate-600">Signed in as {operatorDisplayName(install)}.</p>
+          <p className="text-sm text-slate-600">Signed in as {operatorDisplayName(install, words)}.</p>
           <Link
             href="/dashboard"
             className="inline-block rounded-md bg-brand-700 px-4 py-2 font-medium text-white hover:bg-brand-800"

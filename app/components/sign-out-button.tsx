@@ -5,7 +5,8 @@
 import { signOut } from "next-auth/react";
 import { useState } from "react";
 
-export function SignOutButton({ callbackUrl }: { callbackUrl: string }) {
+/** `label`, `pendingLabel`: the words in the reader's language (the dashboard's catalogue); English by default. */
+export function SignOutButton({ callbackUrl, label = "Sign out", pendingLabel = "Signing out…" }: { callbackUrl: string; label?: string; pendingLabel?: string }) {
   const [pending, setPending] = useState(false);
   return (
     <button
@@ -17,7 +18,7 @@ export function SignOutButton({ callbackUrl }: { callbackUrl: string }) {
       }}
       className="rounded-md border border-slate-300 bg-white px-3 py-1 text-sm text-slate-700 hover:bg-slate-50 disabled:opacity-60"
     >
-      {pending ? "Signing out…" : "Sign out"}
+      {pending ? pendingLabel : label}
     </button>
   );
 }

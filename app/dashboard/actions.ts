@@ -1,8 +1,11 @@
 "use server";
 // Server actions of the operator dashboard. Each is a public endpoint: it checks its caller first.
 import { revalidatePath } from "next/cache";
+import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
 import { currentOperator } from "@/lib/auth/operator-session";
+import { secureCookies } from "@/lib/auth/options";
+import { DISPLAY_COOKIE_MAX_AGE, LOCALE_COOKIE, ZONE_COOKIE, parseDisplaySettings } from "@/lib/i18n/settings";
 import { checkReauthorizationNow, recordReauthRequested } from "@/lib/installs/reauth";
 
 /** The banner's "Review and approve": note that the operator is leaving to re-consent, then go. */
@@ -27,4 +30,31 @@ export async function checkReauthorizationAction(): Promise<void> {
   // keep as it is on the client: re-render from the layout down.
   revalidatePath("/dashboard", "layout");
   redirect("/dashboard");
+}
+
+/**
+ * "Settings and access" → "Language and time zone": the operator's own choice, first in the order the
+ * dashboard picks its language and zone in (docs/spec-gaps.md A151). Kept in two cookies of this
+ * browser (A152: a language is a person's), httpOnly (no script needs them; the server reads them)
+ * and SameSite=Lax like the session. "Automatic" removes a choice. A value that is not a shipped
+ * language or a real IANA zone changes nothing and the page says so: the form is a stranger's input.
+ */
+export async function saveDisplaySettingsAction(form: FormData): Promise<void> {
+  const operator = await currentOperator();
+  if (!operator) redirect("/dashboard");
+  const parsed = parseDisplaySettings(form);
+  if (!parsed.ok) redirect(`/dashboard/settings?display=${parsed.field === "locale" ? "bad-locale" : "bad-zone"}#display`);
+
+  const jar = await cookies();
+  const options = { httpOnly: true, sameSite: "lax" as const, path: "/", secure: secureCookies(), maxAge: DISPLAY_COOKIE_MAX_AGE };
+  for (const [name, value] of [
+    [LOCALE_COOKIE, parsed.settings.locale],
+    [ZONE_COOKIE, parsed.settings.timeZone],
+  ] as const) {
+    if (value === null) jar.delete(name);
+    else jar.set(name, value, options);
+  }
+  // Every page's words and times change: re-render from the layout down.
+  revalidatePath("/dashboard", "layout");
+  redirect("/dashboard/settings?display=saved#display");
 }

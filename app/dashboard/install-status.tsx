@@ -8,21 +8,22 @@ import type { InstallSummary } from "@/lib/installs/dashboard";
 import { isSafeRedirect } from "@/lib/installs/reauth";
 import { describeScopes } from "@/lib/installs/scope-words";
 import { readDashboardConfig } from "@/lib/dashboard/config";
-import { formatDate, formatDateTime } from "./format";
+import { dashboardI18n } from "@/lib/i18n/request";
+import type { MessageKey, Words } from "@/lib/i18n/messages";
 import { checkReauthorizationAction, startReauthorizationAction } from "./actions";
 
 type Status = InstallSummary["status"];
 
-const STATUS_BADGE: Record<Status, { label: string; tone: string }> = {
-  ACTIVE: { label: "Connected", tone: "bg-emerald-100 text-emerald-800" },
-  NEEDS_REAUTH: { label: "Re-authorization needed", tone: "bg-amber-100 text-amber-900" },
-  REINSTALL_NEEDED: { label: "Re-install needed", tone: "bg-red-100 text-red-800" },
-  REVOKED: { label: "Uninstalled", tone: "bg-slate-200 text-slate-700" },
+const STATUS_BADGE: Record<Status, { label: MessageKey; tone: string }> = {
+  ACTIVE: { label: "status.ACTIVE", tone: "bg-emerald-100 text-emerald-800" },
+  NEEDS_REAUTH: { label: "status.NEEDS_REAUTH", tone: "bg-amber-100 text-amber-900" },
+  REINSTALL_NEEDED: { label: "status.REINSTALL_NEEDED", tone: "bg-red-100 text-red-800" },
+  REVOKED: { label: "status.REVOKED", tone: "bg-slate-200 text-slate-700" },
 };
 
 /** "Operator 1001" until the service states the operator's name (lib/installs/identity.ts). */
-export function operatorDisplayName(install: Pick<InstallSummary, "operatorName" | "operatorId">): string {
-  return install.operatorName ?? `Operator ${install.operatorId}`;
+export function operatorDisplayName(install: Pick<InstallSummary, "operatorName" | "operatorId">, { t }: Pick<Words, "t">): string {
+  return install.operatorName ?? t("chrome.operatorFallback", { id: install.operatorId });
 }
 
 /**
@@ -31,21 +32,22 @@ export function operatorDisplayName(install: Pick<InstallSummary, "operatorName"
  */
 export function describeLostInstall(
   install: Pick<InstallSummary, "status" | "statusChangedAt" | "statusCause" | "refreshAnswerLost">,
+  { t, f }: Words,
 ): { title: string; text: string } | null {
-  const when = formatDateTime(install.statusChangedAt);
+  const when = f.dateTime(install.statusChangedAt);
   switch (install.status) {
     case "REVOKED":
       return {
-        title: `The app was uninstalled on ${when}`,
-        text: "It no longer reads your data, and this dashboard shows none of it. To use the app again, install it from your operator portal.",
+        title: t("lost.revokedTitle", { when }),
+        text: t("lost.revokedText"),
       };
     case "REINSTALL_NEEDED":
       // The partner's own staff stopped it (the console's "mark for re-install"): say so, not that the
       // service refused the app.
       if (install.statusCause === "staff") {
         return {
-          title: `The app's access to your data was stopped on ${when}`,
-          text: "The app's support team stopped the app's access to your data, so nothing here is read or updated. Open the app from your operator portal to connect it again; your settings are kept.",
+          title: t("lost.staffTitle", { when }),
+          text: t("lost.staffText"),
         };
       }
       // A renewal whose answer was lost (lib/oauth/refresh.ts): say what is known, in plain words. At
@@ -53,13 +55,13 @@ export function describeLostInstall(
       // can have gone (the renewal went through and its answer was lost, or the app was removed).
       if (install.refreshAnswerLost) {
         return {
-          title: `The app lost its access to your data on ${when}`,
-          text: "While the app was renewing its access to your data, the service's answer was lost before the app could keep it, and the service then refused the app's access. Most likely the renewal went through and only its answer was lost (or the app was removed from your account at that moment). Nothing here is read or updated. Open the app from your operator portal to connect it again; your settings are kept.",
+          title: t("lost.title", { when }),
+          text: t("lost.answerLostText"),
         };
       }
       return {
-        title: `The app lost its access to your data on ${when}`,
-        text: "The service no longer accepts the app's access, so nothing here is read or updated. Open the app from your operator portal to connect it again; your settings are kept.",
+        title: t("lost.title", { when }),
+        text: t("lost.text"),
       };
     default:
       return null;
@@ -67,15 +69,16 @@ export function describeLostInstall(
 }
 
 /** The way to the operator portal, or how to find it when the app was not told its address. */
-export function PortalLink({ portalUrl, children }: { portalUrl: string | undefined; children: React.ReactNode }) {
-  if (!portalUrl) return <p className="text-sm text-slate-700">Sign in to your operator portal and find this app in the app catalogue.</p>;
+export async function PortalLink({ portalUrl, children }: { portalUrl: string | undefined; children?: React.ReactNode }) {
+  const { t } = await dashboardI18n();
+  if (!portalUrl) return <p className="text-sm text-slate-700">{t("chrome.portalHint")}</p>;
   return (
     <a
       href={portalUrl}
       className="inline-block rounded-md bg-brand-700 px-4 py-2 text-sm font-medium text-white hover:bg-brand-800"
       data-testid="portal-link"
     >
-      {children}
+      {children ?? t("chrome.portalButton")}
     </a>
   );
 }
@@ -86,24 +89,26 @@ export function PortalLink({ portalUrl, children }: { portalUrl: string | undefi
  * or the approval the app waits for (contract §7). The install's details are on the "Settings and
  * access" page (./settings), so they do not push every page's figures below a phone's first screen.
  */
-export function InstallStatusPanel({ install, portalUrl }: { install: InstallSummary; portalUrl: string | undefined }) {
+export async function InstallStatusPanel({ install, portalUrl }: { install: InstallSummary; portalUrl: string | undefined }) {
+  const words = await dashboardI18n();
+  const { t } = words;
   const badge = STATUS_BADGE[install.status];
-  const lost = describeLostInstall(install);
+  const lost = describeLostInstall(install, words);
   return (
-    <section className="space-y-3" aria-label="Install">
+    <section className="space-y-3" aria-label={t("chrome.installRegion")}>
       <div className="flex items-start justify-between gap-3">
         <div className="flex min-w-0 flex-wrap items-center gap-x-3 gap-y-1">
           <h1 className="min-w-0 break-words text-xl font-semibold" data-testid="operator-name">
-            {operatorDisplayName(install)}
+            {operatorDisplayName(install, words)}
           </h1>
           <span className={`rounded-full px-2.5 py-0.5 text-xs font-medium ${badge.tone}`} data-testid="install-status" data-status={install.status}>
-            {badge.label}
+            {t(badge.label)}
           </span>
         </div>
         {/* Signing out ends the session on the server too (lib/auth/sessions.ts): on a shared computer,
             the next person cannot come back to this dashboard, even with a copy of the cookie. */}
         <div className="shrink-0">
-          <SignOutButton callbackUrl="/" />
+          <SignOutButton callbackUrl="/" label={t("chrome.signOut")} pendingLabel={t("chrome.signingOut")} />
         </div>
       </div>
 
@@ -112,7 +117,7 @@ export function InstallStatusPanel({ install, portalUrl }: { install: InstallSum
           <h2 className="font-semibold text-slate-900">{lost.title}</h2>
           <p className="mt-1 text-sm text-slate-700">{lost.text}</p>
           <div className="mt-3">
-            <PortalLink portalUrl={portalUrl}>Go to the operator portal</PortalLink>
+            <PortalLink portalUrl={portalUrl} />
           </div>
         </div>
       ) : null}
@@ -122,28 +127,30 @@ export function InstallStatusPanel({ install, portalUrl }: { install: InstallSum
 }
 
 /** The install's identity, for the "Settings and access" page: the service's install id and when it was made. */
-export function InstallIdentity({ install }: { install: Pick<InstallSummary, "installId" | "createdAt"> }) {
+export async function InstallIdentity({ install }: { install: Pick<InstallSummary, "installId" | "createdAt"> }) {
+  const { t, f } = await dashboardI18n();
   return (
     <dl className="grid grid-cols-1 gap-x-6 gap-y-1 text-sm text-slate-600 sm:grid-cols-2">
       <div>
-        <dt className="inline">Install ID: </dt>
+        <dt className="inline">{t("settings.installId")}</dt>
         <dd className="inline font-mono" data-testid="install-id">
-          {install.installId ?? "pending"}
+          {install.installId ?? t("settings.installIdPending")}
         </dd>
       </div>
       <div>
-        <dt className="inline">Installed: </dt>
-        <dd className="inline">{formatDate(install.createdAt)}</dd>
+        <dt className="inline">{t("settings.installed")}</dt>
+        <dd className="inline">{f.date(install.createdAt)}</dd>
       </div>
     </dl>
   );
 }
 
 /** contract §2: the operator saw the exact scope list at consent; here it is again, in words. */
-export function GrantedAccess({ scopes }: { scopes: string[] }) {
+export async function GrantedAccess({ scopes }: { scopes: string[] }) {
+  const { t } = await dashboardI18n();
   const words = describeScopes(scopes);
   return words.length === 0 ? (
-    <p className="text-sm text-slate-600">Nothing yet.</p>
+    <p className="text-sm text-slate-600">{t("settings.nothingYet")}</p>
   ) : (
     <ul className="flex flex-wrap gap-1.5 text-sm" data-testid="granted-scopes">
       {words.map((text) => (
@@ -159,12 +166,13 @@ export function GrantedAccess({ scopes }: { scopes: string[] }) {
  * The per-install configuration the operator set in the portal (install.config.updated), in words,
  * as the app applies it (lib/dashboard/config.ts): nothing chosen means the defaults, said as such.
  */
-export function InstallConfiguration({ config }: { config: unknown }) {
+export async function InstallConfiguration({ config }: { config: unknown }) {
+  const { t } = await dashboardI18n();
   const { currency, siteIds, syncCharges } = readDashboardConfig(config);
   const rows = [
-    { label: "Sites", value: siteIds.length === 0 ? "all" : `${siteIds.length} chosen (${siteIds.join(", ")})` },
-    { label: "Import sessions", value: syncCharges ? "yes" : "no" },
-    { label: "Reporting currency", value: currency ?? "as each session records it" },
+    { label: t("settings.sites"), value: siteIds.length === 0 ? t("settings.sitesAll") : t("settings.sitesChosen", { count: siteIds.length, list: siteIds.join(", ") }) },
+    { label: t("settings.importSessions"), value: syncCharges ? t("settings.yes") : t("settings.no") },
+    { label: t("settings.currency"), value: currency ?? t("settings.currencyAsRecorded") },
   ];
   return (
     <div className="text-sm" data-testid="install-config">
@@ -185,24 +193,22 @@ export function InstallConfiguration({ config }: { config: unknown }) {
  * service's own page (never an authorization URL built by the app), and only ever the service's: a
  * reauth_url at any other origin gets no button, only the way through the portal.
  */
-export function ReauthorizeBanner({ reauthUrl }: { reauthUrl: string | null }) {
+export async function ReauthorizeBanner({ reauthUrl }: { reauthUrl: string | null }) {
+  const { t } = await dashboardI18n();
   const followable = reauthUrl !== null && isSafeRedirect(reauthUrl);
   return (
     <div className="rounded-md border border-amber-300 bg-amber-50 p-4" role="status" data-testid="reauth-banner">
-      <h2 className="font-semibold text-amber-900">Please approve the app&rsquo;s new access</h2>
-      <p className="mt-1 text-sm text-amber-900">
-        The app&rsquo;s provider has changed what the app needs to read. Until you approve the new access, the app has stopped reading
-        your data, and nothing here is updated. Your existing data and settings are kept.
-      </p>
+      <h2 className="font-semibold text-amber-900">{t("reauth.title")}</h2>
+      <p className="mt-1 text-sm text-amber-900">{t("reauth.text")}</p>
       <div className="mt-3 flex flex-wrap items-center gap-3">
         {followable ? (
           <form action={startReauthorizationAction}>
             <button type="submit" className="rounded-md bg-amber-700 px-4 py-2 text-sm font-medium text-white hover:bg-amber-800">
-              Review and approve
+              {t("reauth.approve")}
             </button>
           </form>
         ) : (
-          <p className="text-sm text-amber-900">Open the app in your operator portal to review and approve the new access.</p>
+          <p className="text-sm text-amber-900">{t("reauth.viaPortal")}</p>
         )}
         {/* Approved from the portal or a support link instead: let the operator ask the app to look. */}
         <form action={checkReauthorizationAction}>
@@ -211,7 +217,7 @@ export function ReauthorizeBanner({ reauthUrl }: { reauthUrl: string | null }) {
             className="rounded-md border border-amber-400 bg-white px-4 py-2 text-sm font-medium text-amber-900 hover:bg-amber-100"
             data-testid="reauth-check"
           >
-            I&rsquo;ve already approved it
+            {t("reauth.alreadyApproved")}
           </button>
         </form>
       </div>

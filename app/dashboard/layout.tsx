@@ -18,6 +18,9 @@ import { currentOperator } from "@/lib/auth/operator-session";
 import { currentStaff } from "@/lib/auth/staff";
 import { env } from "@/lib/env";
 import { loadDashboardInstall, showsLocalCopy } from "@/lib/installs/dashboard";
+import { dashboardI18n } from "@/lib/i18n/request";
+import { LOCALES } from "@/lib/i18n/locales";
+import { DisplayProvider } from "./_components/i18n";
 import { ReadOnlyNotice } from "./_components/read-only-notice";
 import { InstallStatusPanel, PortalLink } from "./install-status";
 import { DashboardNav } from "./nav";
@@ -35,24 +38,28 @@ export default async function DashboardLayout({ children }: { children: React.Re
   }
 
   const install = await loadDashboardInstall(operator.installRowId);
+  // The operator's language and zone (docs/spec-gaps.md A151), for this layout and, through
+  // DisplayProvider, for the client components below it.
+  const { t, locale, timeZone, zoneFrom } = await dashboardI18n();
   if (!install) {
     return (
       <div className="space-y-4">
         <div className="flex justify-end">
-          <SignOutButton callbackUrl="/" />
+          <SignOutButton callbackUrl="/" label={t("chrome.signOut")} pendingLabel={t("chrome.signingOut")} />
         </div>
         <section className="rounded-lg border border-slate-200 bg-white p-4 sm:p-6" data-testid="install-lost">
-          <h1 className="text-xl font-semibold">This install no longer exists</h1>
-          <p className="mt-2 text-slate-600">To use the app again, install it from your operator portal.</p>
+          <h1 className="text-xl font-semibold">{t("chrome.installGoneTitle")}</h1>
+          <p className="mt-2 text-slate-600">{t("chrome.installGoneText")}</p>
           <div className="mt-4">
-            <PortalLink portalUrl={portalUrl}>Go to the operator portal</PortalLink>
+            <PortalLink portalUrl={portalUrl} />
           </div>
         </section>
       </div>
     );
   }
   return (
-    <div className="space-y-4 sm:space-y-6">
+    <DisplayProvider locale={locale} timeZone={timeZone} zoneFrom={zoneFrom}>
+    <div className="space-y-4 sm:space-y-6" lang={LOCALES[locale].tag}>
       <div className="space-y-3">
         <InstallStatusPanel install={install} portalUrl={portalUrl} />
         {showsLocalCopy(install.status) ? <DashboardNav /> : null}
@@ -64,6 +71,7 @@ export default async function DashboardLayout({ children }: { children: React.Re
         </>
       ) : null}
     </div>
+    </DisplayProvider>
   );
 }
 

@@ -5,16 +5,19 @@
 // in sight on a phone, with no hidden part to discover by swiping.
 import Link from "next/link";
 import { usePathname } from "next/navigation";
-import { DASHBOARD_SECTIONS, OVERVIEW } from "./sections";
+import { useI18n } from "./_components/i18n";
+import { DASHBOARD_SECTIONS, OVERVIEW, sectionLabel, type DashboardSection } from "./sections";
 
-const SECTIONS = [OVERVIEW, ...DASHBOARD_SECTIONS];
+const SECTIONS: readonly (Omit<DashboardSection, "href"> & { href: string })[] = [OVERVIEW, ...DASHBOARD_SECTIONS];
 
 export function DashboardNav() {
   const pathname = usePathname();
+  const { t } = useI18n();
   return (
-    <nav aria-label="Dashboard" className="border-b border-slate-200 pb-2">
+    <nav aria-label={t("nav.label")} className="border-b border-slate-200 pb-2">
       <ul className="-mx-1 flex flex-wrap gap-1 text-sm">
-        {SECTIONS.map(({ href, label }) => {
+        {SECTIONS.map((section) => {
+          const { href } = section;
           const current = href === OVERVIEW.href ? pathname === href : pathname === href || pathname.startsWith(`${href}/`);
           return (
             <li key={href}>
@@ -27,7 +30,7 @@ export function DashboardNav() {
                     : "block rounded-md px-3 py-1.5 text-slate-700 hover:bg-slate-200"
                 }
               >
-                {label}
+                {sectionLabel(section, t)}
               </Link>
             </li>
           );

@@ -10,11 +10,22 @@
 //
 // Not server-only: the nav is a client component (it marks the current page).
 
+import type { Locale } from "@/lib/i18n/locales";
+import type { MessageKey } from "@/lib/i18n/messages";
+
 export type DashboardSection = {
   /** The section's page: its folder under app/dashboard/. */
   href: `/dashboard/${string}`;
-  /** Its name in the nav and in links. */
+  /** Its name in the nav and in links, in English. */
   label: string;
+  /**
+   * Its name in the core catalogue (messages/*.json), for the nav in the operator's language. An
+   * optional section has none (the catalogue must not name it, so that deleting its folder leaves
+   * nothing behind): its name in other languages is in its own entry (`labels`).
+   */
+  messageKey?: MessageKey;
+  /** An optional section's name in the other shipped languages; English is `label`. */
+  labels?: Partial<Record<Locale, string>>;
   /**
    * Nothing outside its folder and this entry refers to it, so removing both removes it cleanly
    * (tests/unit/dashboard-sections.test.ts checks it). The core sections are linked from other pages.
@@ -24,16 +35,28 @@ export type DashboardSection = {
 
 export const DASHBOARD_SECTIONS = [
   // The synced resources the operator reads (lib/sync/resources.ts).
-  { href: "/dashboard/charge-points", label: "Charge points" },
-  { href: "/dashboard/sessions", label: "Sessions" },
+  { href: "/dashboard/charge-points", label: "Charge points", messageKey: "nav.chargePoints" },
+  { href: "/dashboard/sessions", label: "Sessions", messageKey: "nav.sessions" },
   // Optional: the teams write's worked example (DASHBOARD_MANAGE_TEAMS) over the synced teams.
-  { href: "/dashboard/teams", label: "Teams", optional: true },
+  { href: "/dashboard/teams", label: "Teams", optional: true, labels: { nb: "Team" } },
   // Optional: the beta EVSE charge history, read live (contract §4.3).
-  { href: "/dashboard/energy", label: "Energy", optional: true },
+  { href: "/dashboard/energy", label: "Energy", optional: true, labels: { nb: "Energi" } },
   // The install's details: its id, what the operator allowed, the settings they chose in the portal.
   // A section like the others, so that it is in the nav on every screen, last.
-  { href: "/dashboard/settings", label: "Settings and access" },
+  { href: "/dashboard/settings", label: "Settings and access", messageKey: "nav.settings" },
 ] as const satisfies readonly DashboardSection[];
 
 /** The Overview, first in the nav: the dashboard's home, not a section of its own. */
-export const OVERVIEW = { href: "/dashboard", label: "Overview" } as const satisfies { href: string; label: string };
+export const OVERVIEW = { href: "/dashboard", label: "Overview", messageKey: "nav.overview" } as const satisfies {
+  href: string;
+  label: string;
+  messageKey: MessageKey;
+};
+
+/** A section's name in the operator's language (its English label when the catalogue has none for it). */
+export function sectionLabel(
+  section: { label: string; messageKey?: MessageKey; labels?: Partial<Record<Locale, string>> },
+  t: ((key: MessageKey) => string) & { locale: Locale },
+): string {
+  return section.messageKey ? t(section.messageKey) : (section.labels?.[t.locale] ?? section.label);
+}

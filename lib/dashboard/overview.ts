@@ -2,13 +2,15 @@
 // by state. All of it from the install's local copy (lib/sync), never from the API: the page is
 // fast, costs no request from the install's rate budget, and still works while the service is down.
 //
-// Every figure is an aggregate done in PostgreSQL (GROUP BY the UTC day), with the install and the
+// Every figure is an aggregate done in PostgreSQL (GROUP BY the day in the operator's time zone,
+// docs/spec-gaps.md A153: "today" and each bar are the operator's days, not UTC's), with the install and the
 // range in the WHERE clause, so the index on synced_charges (install_row_id, started_at) bounds the
 // read to the range's rows of this one install, and at most one row per day and currency comes back:
 // a 90-day range of the 20,000-charge operator returns at most ~90 rows, whatever its size.
 import "server-only";
 import { z } from "zod";
 import { db } from "@/lib/db/client";
+import { dateTimeFormat } from "@/lib/i18n/format";
 import { readDashboardConfig } from "./config";
 import { loadFreshness, type ResourceFreshness } from "./freshness";
 
@@ -45,8 +47,13 @@ const RangeQuerySchema = z.object({
 export type RangeChoice =
   | { kind: "preset"; days: number }
   | { kind: "custom"; from: string; to: string }
-  /** The query asked for something the page cannot show; the default is shown, and the page says why. */
-  | { kind: "default"; days: number; rejected: string };
+  /**
+   * The query asked for something the page cannot show; the default is shown, and the page says why,
+   * in the operator's language (messages/*.json `overview.rejected.*`, by this code).
+   */
+  | { kind: "default"; days: number; rejected: RangeRejection };
+
+export type RangeRejection = "dates" | "backwards" | "tooLong" | "days";
 
 /**
  * What the visitor asked for, from the URL. Never throws: anything unreadable becomes the default
@@ -58,45 +65,46 @@ export function parseRangeQuery(query: Record<string, string | string[] | undefi
   const parsed = RangeQuerySchema.parse(raw);
   if (raw.from !== undefined || raw.to !== undefined) {
     if (!parsed.from || !parsed.to) {
-      return { kind: "default", days: DEFAULT_RANGE_DAYS, rejected: "The dates were not understood (use YYYY-MM-DD for both)." };
+      return { kind: "default", days: DEFAULT_RANGE_DAYS, rejected: "dates" };
     }
     const span = (Date.parse(parsed.to) - Date.parse(parsed.from)) / DAY_MS + 1;
-    if (span < 1) return { kind: "default", days: DEFAULT_RANGE_DAYS, rejected: "The range ends before it starts." };
-    if (span > MAX_RANGE_DAYS) return { kind: "default", days: DEFAULT_RANGE_DAYS, rejected: `A range can be at most ${MAX_RANGE_DAYS} days long.` };
+    if (span < 1) return { kind: "default", days: DEFAULT_RANGE_DAYS, rejected: "backwards" };
+    if (span > MAX_RANGE_DAYS) return { kind: "default", days: DEFAULT_RANGE_DAYS, rejected: "tooLong" };
     return { kind: "custom", from: parsed.from, to: parsed.to };
   }
   if (raw.days !== undefined && parsed.days === undefined) {
-    return { kind: "default", days: DEFAULT_RANGE_DAYS, rejected: `Choose ${RANGE_PRESETS.join(", ")} days, or dates.` };
+    return { kind: "default", days: DEFAULT_RANGE_DAYS, rejected: "days" };
   }
   return { kind: "preset", days: parsed.days ?? DEFAULT_RANGE_DAYS };
 }
 
 /**
- * The range as UTC days, `from` and `to` both included. `ends`: what a preset range ends at (the
+ * The range as days in the operator's zone, `from` and `to` both included. `ends`: what a preset range ends at (the
  * latest session in the copy, or today when there is none); "custom": the dates asked for.
  */
 export type OverviewRange = { from: string; to: string; days: number; ends: "latest-session" | "today" | "custom" };
 
-const dayOf = (date: Date) => date.toISOString().slice(0, 10);
+/** The calendar day of an instant in a zone, YYYY-MM-DD (en-CA writes dates that way). */
+const dayOf = (date: Date, timeZone = "UTC") => dateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(date);
 const addDays = (day: string, n: number) => dayOf(new Date(Date.parse(`${day}T00:00:00Z`) + n * DAY_MS));
 
 /**
- * Where a preset range ends: the UTC day of the newest session in the local copy (docs/spec-gaps.md,
+ * Where a preset range ends: the day (in the operator's zone) of the newest session in the local copy (docs/spec-gaps.md,
  * "what the Overview's range ends at"). Ending at today's date would show an empty page for an
  * operator whose latest sessions are older than the range (the sandbox's seed is from 2025, and a
  * sync can be days behind); the page says which day the range ends at, and why.
  */
-export function resolveRange(choice: RangeChoice, latestSessionAt: Date | null, now: Date): OverviewRange {
+export function resolveRange(choice: RangeChoice, latestSessionAt: Date | null, now: Date, timeZone = "UTC"): OverviewRange {
   if (choice.kind === "custom") {
     return { from: choice.from, to: choice.to, days: (Date.parse(choice.to) - Date.parse(choice.from)) / DAY_MS + 1, ends: "custom" };
   }
-  const to = dayOf(latestSessionAt ?? now);
+  const to = dayOf(latestSessionAt ?? now, timeZone);
   return { from: addDays(to, -(choice.days - 1)), to, days: choice.days, ends: latestSessionAt ? "latest-session" : "today" };
 }
 
 // ----- the figures ----------------------------------------------------------------------------------
 
-/** One UTC day of the range; every day is present (0 when nothing happened), so charts do not skip days. */
+/** One day of the range, in the operator's zone; every day is present (0 when nothing happened), so charts do not skip days. */
 export type DayFigures = { day: string; sessions: number; kwh: number };
 
 export type CurrencyTotal = { currency: string | null; decimals: number | null; amount: number; sessions: number };
@@ -130,7 +138,11 @@ async function latestSessionStart(installRowId: string): Promise<Date | null> {
   return row?.latest ?? null;
 }
 
-export async function loadOverview(installRowId: string, storedConfig: unknown, choice: RangeChoice, now = new Date()): Promise<Overview> {
+/**
+ * `timeZone`: the operator's (lib/i18n/request.ts), a valid IANA zone; the days, the range's ends and
+ * "today" are that zone's.
+ */
+export async function loadOverview(installRowId: string, storedConfig: unknown, choice: RangeChoice, now = new Date(), timeZone = "UTC"): Promise<Overview> {
   const config = readDashboardConfig(storedConfig);
   const [freshness, latestSessionAt, states] = await Promise.all([
     loadFreshness(installRowId),
@@ -149,16 +161,14 @@ export async function loadOverview(installRowId: string, storedConfig: unknown, 
         SELECT (SELECT count(*)::int FROM synced_charge_points WHERE install_row_id = ${installRowId}::uuid AND deleted_at IS NULL) AS charge_points,
                (SELECT count(*)::int FROM synced_charges WHERE install_row_id = ${installRowId}::uuid AND deleted_at IS NULL) AS charges`
     : [{ charge_points: states.reduce((n, s) => n + s.count, 0), charges: 0 }];
-  const range = resolveRange(choice, latestSessionAt, now);
-  const start = new Date(`${range.from}T00:00:00Z`);
-  const end = new Date(Date.parse(`${range.to}T00:00:00Z`) + DAY_MS); // exclusive
+  const range = resolveRange(choice, latestSessionAt, now, timeZone);
 
-  // One row per UTC day and currency: sessions, energy and revenue. `price` is what the session was
+  // One row per day (in the operator's zone) and currency: sessions, energy and revenue. `price` is what the session was
   // priced at for the driver (docs/spec-gaps.md, "revenue on the Overview"); summed as numeric in
   // SQL and sent as text, so no cent is lost before the page formats it.
   const rows = config.syncCharges
     ? await db().$queryRaw<{ day: string; currency: string | null; decimals: number | null; sessions: number; kwh: number; revenue: string | null }[]>`
-        SELECT to_char(date_trunc('day', started_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD') AS day,
+        SELECT to_char((started_at AT TIME ZONE ${timeZone})::date, 'YYYY-MM-DD') AS day,
                currency,
                max(currency_decimals) AS decimals,
                count(*)::int AS sessions,
@@ -167,8 +177,11 @@ export async function loadOverview(installRowId: string, storedConfig: unknown, 
         FROM synced_charges
         WHERE install_row_id = ${installRowId}::uuid
           AND deleted_at IS NULL
-          AND started_at >= ${start} AND started_at < ${end}
-        GROUP BY date_trunc('day', started_at AT TIME ZONE 'UTC'), currency`
+          -- The range's first midnight and the midnight after its last day, both in the operator's zone
+          -- (a DST day is 23 or 25 hours long, so the ends are computed by PostgreSQL, not by adding hours).
+          AND started_at >= (${range.from}::date::timestamp AT TIME ZONE ${timeZone})
+          AND started_at < ((${range.to}::date + 1)::timestamp AT TIME ZONE ${timeZone})
+        GROUP BY 1, currency`
     : [];
 
   const byDay = new Map<string, DayFigures>();

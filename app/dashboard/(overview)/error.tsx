@@ -3,5 +3,5 @@
 import { SectionError } from "../_components/section-error";
 
 export default function OverviewError({ error, retry }: { error: Error & { digest?: string }; retry: () => void }) {
-  return <SectionError what="overview" error={error} retry={retry} testId="overview-error" />;
+  return <SectionError what="error.what.overview" error={error} retry={retry} testId="overview-error" />;
 }

@@ -1,9 +1,12 @@
 // The Overview's skeleton, streamed at once while the figures are read: the shape of the page
 // (headline figures, then the chart tiles), so nothing jumps when they arrive.
-export default function OverviewLoading() {
+import { dashboardI18n } from "@/lib/i18n/request";
+
+export default async function OverviewLoading() {
+  const { t } = await dashboardI18n();
   return (
     <div className="space-y-6" aria-busy="true" aria-live="polite" data-testid="overview-loading">
-      <p className="sr-only">Loading the overview…</p>
+      <p className="sr-only">{t("overview.loading")}</p>
       <div className="h-8 w-64 max-w-full animate-pulse rounded-md bg-slate-200" />
       <div className="grid grid-cols-2 gap-3 lg:grid-cols-4">
         {Array.from({ length: 4 }, (_, i) => (

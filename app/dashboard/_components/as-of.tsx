@@ -1,10 +1,11 @@
 // "As of" line: how fresh the local copy a page shows is (lib/dashboard/freshness.ts).
-import { formatDateTime } from "../format";
+import { dashboardI18n } from "@/lib/i18n/request";
 
-export function AsOf({ asOf, testId = "as-of" }: { asOf: Date; testId?: string }) {
+export async function AsOf({ asOf, testId = "as-of" }: { asOf: Date; testId?: string }) {
+  const { t, f } = await dashboardI18n();
   return (
     <p className="text-xs text-slate-500" data-testid={testId}>
-      From the app&apos;s copy of your data, as of <time dateTime={asOf.toISOString()}>{formatDateTime(asOf)}</time>
+      {t("asOf.text")} <time dateTime={asOf.toISOString()}>{f.dateTime(asOf)}</time>
     </p>
   );
 }

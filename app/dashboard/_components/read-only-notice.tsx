@@ -2,15 +2,15 @@
 // was when the app stopped reading (contract §7: no API call for the install until the operator
 // re-consents). This line, above every section, says so: what is shown is not updated, and since when.
 import type { InstallSummary } from "@/lib/installs/dashboard";
-import { formatDateTime } from "../format";
+import { dashboardI18n } from "@/lib/i18n/request";
 
-export function ReadOnlyNotice({ install }: { install: Pick<InstallSummary, "status" | "statusChangedAt"> }) {
+export async function ReadOnlyNotice({ install }: { install: Pick<InstallSummary, "status" | "statusChangedAt"> }) {
   if (install.status !== "NEEDS_REAUTH") return null;
+  const { t, f } = await dashboardI18n();
   return (
     <p className="rounded-md border border-slate-300 bg-slate-50 p-3 text-sm text-slate-700" role="note" data-testid="read-only-notice">
-      Showing the app&rsquo;s copy of your data, read-only: not updated since{" "}
-      <time dateTime={install.statusChangedAt.toISOString()}>{formatDateTime(install.statusChangedAt)}</time>. It updates again once you
-      approve the app&rsquo;s new access.
+      {t("readOnly.before")} <time dateTime={install.statusChangedAt.toISOString()}>{f.dateTime(install.statusChangedAt)}</time>
+      {t("readOnly.after")}
     </p>
   );
 }

@@ -10,6 +10,7 @@
 // not move (contract §7), and a page that polled it would poll for ever. docs/spec-gaps.md A134.
 import { useRouter } from "next/navigation";
 import { useEffect } from "react";
+import { useI18n } from "./i18n";
 
 /** Every 3 s at first, when the copy of a usual operator ends; then every 15 s for a long one. */
 export const QUICK_REFRESH_MS = 3_000;
@@ -18,6 +19,7 @@ export const QUICK_PHASE_MS = 2 * 60_000;
 
 export function RefreshWhileCopying({ testId = "refresh-while-copying" }: { testId?: string }) {
   const router = useRouter();
+  const { t } = useI18n();
   useEffect(() => {
     const started = Date.now();
     let timer: ReturnType<typeof setTimeout>;
@@ -41,7 +43,7 @@ export function RefreshWhileCopying({ testId = "refresh-while-copying" }: { test
   }, [router]);
   return (
     <p className="text-xs text-slate-500" data-testid={testId}>
-      This page updates itself while the copy is under way.
+      {t("common.updatesItself")}
     </p>
   );
 }

@@ -5,10 +5,12 @@
 // a service that is already struggling.
 import { useRouter } from "next/navigation";
 import { useTransition } from "react";
+import { useI18n } from "./i18n";
 
 export function RetryButton() {
   const router = useRouter();
   const [pending, startTransition] = useTransition();
+  const { t } = useI18n();
   return (
     <button
       type="button"
@@ -17,7 +19,7 @@ export function RetryButton() {
       className="rounded-md border border-amber-400 bg-white px-3 py-1.5 text-sm font-medium text-amber-900 hover:bg-amber-100 disabled:opacity-60"
       data-testid="retry"
     >
-      {pending ? "Trying again…" : "Try again"}
+      {pending ? t("common.tryingAgain") : t("common.tryAgain")}
     </button>
   );
 }

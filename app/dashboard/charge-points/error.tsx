@@ -3,5 +3,5 @@
 import { SectionError } from "../_components/section-error";
 
 export default function ChargePointsError({ error, retry }: { error: Error & { digest?: string }; retry: () => void }) {
-  return <SectionError what="charge points" error={error} retry={retry} />;
+  return <SectionError what="error.what.chargePoints" error={error} retry={retry} />;
 }

@@ -7,6 +7,7 @@ import { fetchInstallChargePoints, fetchInstallSummary, type InstallSummary } fr
 import type { ChargePointPage } from "@/lib/partner-api/schemas";
 import { PER_PAGE_CHOICES, firstValues } from "@/lib/dashboard/charge-points";
 import { ReauthorizeBanner } from "../install-status";
+import { dashboardI18n } from "@/lib/i18n/request";
 import { ChargePointStateBadge, powerLabel } from "../_components/charge-point-state";
 import { PageSizeLinks, Pagination, rangeText } from "../_components/pagination";
 import { ReadFailure } from "../_components/read-failure";
@@ -34,12 +35,13 @@ export async function LiveChargePoints({ install, query }: { install: InstallSum
     const flagged = await fetchInstallSummary(install.id);
     return <ReauthorizeBanner reauthUrl={flagged?.reauthUrl ?? null} />;
   }
+  const { t } = await dashboardI18n();
   return (
     <section className="space-y-4">
       <div>
-        <h2 className="text-lg font-semibold">Charge points</h2>
+        <h2 className="text-lg font-semibold">{t("chargePoints.title")}</h2>
         <p className="text-sm text-slate-600" data-testid="copy-pending">
-          Read live from the service. Search and filters work once the app&apos;s copy of your charge points is complete.
+          {t("chargePoints.live")}
         </p>
       </div>
       {read.ok ? <LiveTable page={read.data} /> : <ReadFailure reason={read.reason} retryInSeconds={read.retryInSeconds} />}
@@ -47,40 +49,41 @@ export async function LiveChargePoints({ install, query }: { install: InstallSum
   );
 }
 
-function LiveTable({ page }: { page: ChargePointPage }) {
+async function LiveTable({ page }: { page: ChargePointPage }) {
+  const { t, f } = await dashboardI18n();
   const { data, meta } = page;
   return (
     <>
       <div className="flex flex-wrap items-end justify-between gap-3">
         <p className="text-sm text-slate-600" data-testid="charge-point-count">
-          {meta.totalItemCount === 0 ? "No charge points" : rangeText(meta.currentPage, meta.perPage, data.length, meta.totalItemCount)}
+          {meta.totalItemCount === 0 ? t("chargePoints.none") : rangeText(meta.currentPage, meta.perPage, data.length, meta.totalItemCount, { t, f })}
         </p>
-        <PageSizeLinks choices={PER_PAGE_CHOICES} current={meta.perPage} hrefFor={(n) => hrefFor(0, n)} />
+        <PageSizeLinks choices={PER_PAGE_CHOICES} current={meta.perPage} hrefFor={(n) => hrefFor(0, n)} words={{ t, f }} />
       </div>
       <DataTable
-          label="Charge points"
+        label={t("chargePoints.tableLabel")}
         testId="charge-points"
         columns={[
-          { label: "Name" },
-          { label: "State" },
-          { label: "Type", className: "hidden sm:table-cell" },
-          { label: "Location", className: "hidden md:table-cell" },
-          { label: "EVSE ID", className: "hidden lg:table-cell" },
+          { label: t("chargePoints.col.name") },
+          { label: t("chargePoints.col.state") },
+          { label: t("chargePoints.col.type"), className: "hidden sm:table-cell" },
+          { label: t("chargePoints.col.location"), className: "hidden md:table-cell" },
+          { label: t("chargePoint.evseId"), className: "hidden lg:table-cell" },
         ]}
       >
         {data.map((cp) => (
           <tr key={cp.id} data-charge-point-id={cp.id}>
-            <td className="px-3 py-2 font-medium">{cp.name ?? `Charge point ${cp.id}`}</td>
+            <td className="px-3 py-2 font-medium">{cp.name ?? t("chargePoints.fallback", { id: cp.id })}</td>
             <td className="px-3 py-2">
-              <ChargePointStateBadge state={cp.state} />
+              <ChargePointStateBadge state={cp.state} t={t} />
             </td>
-            <td className="hidden px-3 py-2 sm:table-cell">{powerLabel(cp.type, cp.maxKw)}</td>
+            <td className="hidden px-3 py-2 sm:table-cell">{powerLabel(cp.type, cp.maxKw, f)}</td>
             <td className="hidden px-3 py-2 md:table-cell">{cp.location?.addressLabel ?? cp.location?.address?.city ?? "—"}</td>
             <td className="hidden px-3 py-2 font-mono text-xs lg:table-cell">{cp.evseId ?? "—"}</td>
           </tr>
         ))}
       </DataTable>
-      <Pagination page={meta.currentPage} perPage={meta.perPage} total={meta.totalItemCount} hrefFor={(p) => hrefFor(p, meta.perPage)} />
+      <Pagination page={meta.currentPage} perPage={meta.perPage} total={meta.totalItemCount} hrefFor={(p) => hrefFor(p, meta.perPage)} words={{ t, f }} />
     </>
   );
 }

@@ -3,12 +3,13 @@
 // numbers). ResponsiveContainer fits the chart to its box, so it never widens the page on a phone.
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import type { EnergyDay } from "@/lib/dashboard/energy";
+import { useI18n } from "../_components/i18n";
 
-const dayLabel = new Intl.DateTimeFormat("en-GB", { timeZone: "UTC", day: "numeric", month: "short" });
-const kwh = new Intl.NumberFormat("en-GB", { maximumFractionDigits: 1 });
-
+/** The days are UTC days (docs/spec-gaps.md A153); the numbers in the operator's format, through the formatter module. */
 export function EnergyChart({ days }: { days: EnergyDay[] }) {
-  const data = days.map((d) => ({ ...d, label: dayLabel.format(new Date(`${d.day}T00:00:00Z`)) }));
+  const { f } = useI18n();
+  const kwh = { format: (value: number) => f.number(value) };
+  const data = days.map((d) => ({ ...d, label: f.shortDay(d.day) }));
   return (
     <div className="h-64 w-full min-w-0">
       <ResponsiveContainer width="100%" height="100%">

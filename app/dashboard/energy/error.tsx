@@ -3,5 +3,5 @@
 import { SectionError } from "../_components/section-error";
 
 export default function EnergyError({ error, retry }: { error: Error & { digest?: string }; retry: () => void }) {
-  return <SectionError what="energy history" error={error} retry={retry} />;
+  return <SectionError what={{ text: "energy history" }} error={error} retry={retry} />;
 }

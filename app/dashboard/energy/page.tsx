@@ -5,7 +5,7 @@ import type { Metadata } from "next";
 import { currentOperator } from "@/lib/auth/operator-session";
 import { HISTORY_LIMIT, EnergyQuerySchema, loadEnergy, type EnergyView } from "@/lib/dashboard/energy";
 import { fetchInstallSummary, loadDashboardInstall, restartIfInstallLeftActive, showsLocalCopy } from "@/lib/installs/dashboard";
-import { formatCount, formatDateTime, formatDuration, formatKwh } from "../format";
+import { dashboardI18n } from "@/lib/i18n/request";
 import { PASSING_FAILURES } from "../_components/read-failure";
 import { RetryButton } from "../_components/retry-button";
 import { ReauthorizeBanner } from "../install-status";
@@ -222,7 +222,8 @@ function FailureNotice({ failure }: { failure: Extract<EnergyView, { state: "fai
   );
 }
 
-function History({ view }: { view: Extract<EnergyView, { state: "ok" }> }) {
+async function History({ view }: { view: Extract<EnergyView, { state: "ok" }> }) {
+  const { f } = await dashboardI18n();
   if (view.records.length === 0) {
     return (
       <Notice state="empty" title="No charging sessions">
@@ -236,24 +237,24 @@ function History({ view }: { view: Extract<EnergyView, { state: "ok" }> }) {
         <div className="rounded-lg border border-slate-200 bg-white p-3">
           <dt className="text-xs text-slate-500">Energy delivered</dt>
           <dd className="text-lg font-semibold" data-testid="energy-total">
-            {formatKwh(view.totalKwh)}
+            {f.kwh(view.totalKwh)}
           </dd>
         </div>
         <div className="rounded-lg border border-slate-200 bg-white p-3">
           <dt className="text-xs text-slate-500">Sessions</dt>
-          <dd className="text-lg font-semibold">{formatCount(view.records.length)}</dd>
+          <dd className="text-lg font-semibold">{f.count(view.records.length)}</dd>
         </div>
         <div className="col-span-2 rounded-lg border border-slate-200 bg-white p-3 sm:col-span-1">
           <dt className="text-xs text-slate-500">Days with sessions</dt>
-          <dd className="text-lg font-semibold">{formatCount(view.days.length)}</dd>
+          <dd className="text-lg font-semibold">{f.count(view.days.length)}</dd>
         </div>
       </dl>
       {view.truncated ? (
-        <p className="text-sm text-slate-600">Showing the first {formatCount(HISTORY_LIMIT)} sessions of this range: choose a shorter range to see the rest.</p>
+        <p className="text-sm text-slate-600">Showing the first {f.count(HISTORY_LIMIT)} sessions of this range: choose a shorter range to see the rest.</p>
       ) : null}
       {view.skipped > 0 ? (
         <p className="text-sm text-amber-800" data-testid="energy-skipped">
-          {formatCount(view.skipped)} session{view.skipped === 1 ? " was" : "s were"} left out: the service sent them in a form this app
+          {f.count(view.skipped)} session{view.skipped === 1 ? " was" : "s were"} left out: the service sent them in a form this app
           does not read yet.
         </p>
       ) : null}
@@ -274,9 +275,9 @@ function History({ view }: { view: Extract<EnergyView, { state: "ok" }> }) {
           <tbody className="divide-y divide-slate-100" data-testid="energy-sessions">
             {view.records.map((record, index) => (
               <tr key={record.chargeId ?? `${record.startedAt}-${index}`}>
-                <td className="px-3 py-2">{formatDateTime(new Date(record.startedAt))}</td>
+                <td className="px-3 py-2">{f.dateTime(new Date(record.startedAt))}</td>
                 <td className="hidden px-3 py-2 sm:table-cell">
-                  {formatDuration(
+                  {f.duration(
                     record.durationSeconds !== null && record.durationSeconds !== undefined
                       ? record.durationSeconds * 1000
                       : record.stoppedAt
@@ -284,7 +285,7 @@ function History({ view }: { view: Extract<EnergyView, { state: "ok" }> }) {
                         : null,
                   )}
                 </td>
-                <td className="px-3 py-2 text-right tabular-nums">{formatKwh(record.energyKwh)}</td>
+                <td className="px-3 py-2 text-right tabular-nums">{f.kwh(record.energyKwh)}</td>
                 <td className="hidden px-3 py-2 sm:table-cell">{record.state ? (SESSION_STATES[record.state] ?? record.state) : "—"}</td>
               </tr>
             ))}

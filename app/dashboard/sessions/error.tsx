@@ -3,5 +3,5 @@
 import { SectionError } from "../_components/section-error";
 
 export default function SessionsError({ error, retry }: { error: Error & { digest?: string }; retry: () => void }) {
-  return <SectionError what="sessions" error={error} retry={retry} />;
+  return <SectionError what="error.what.sessions" error={error} retry={retry} />;
 }

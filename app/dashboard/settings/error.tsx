@@ -3,5 +3,5 @@
 import { SectionError } from "../_components/section-error";
 
 export default function SettingsError({ error, retry }: { error: Error & { digest?: string }; retry: () => void }) {
-  return <SectionError what="settings" error={error} retry={retry} />;
+  return <SectionError what="error.what.settings" error={error} retry={retry} />;
 }

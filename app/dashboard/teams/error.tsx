@@ -3,5 +3,5 @@
 import { SectionError } from "../_components/section-error";
 
 export default function TeamsError({ error, retry }: { error: Error & { digest?: string }; retry: () => void }) {
-  return <SectionError what="teams" error={error} retry={retry} />;
+  return <SectionError what={{ text: "teams" }} error={error} retry={retry} />;
 }

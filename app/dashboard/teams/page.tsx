@@ -4,7 +4,7 @@ import type { Metadata } from "next";
 import { currentOperator } from "@/lib/auth/operator-session";
 import { loadDashboardInstall, showsLocalCopy } from "@/lib/installs/dashboard";
 import { loadTeams, type TeamsView } from "@/lib/dashboard/teams";
-import { formatDate, formatDateTime } from "../format";
+import { dashboardI18n } from "@/lib/i18n/request";
 import { RenameTeamForm } from "./rename-team-form";
 
 export const metadata: Metadata = { title: "Teams" };
@@ -42,11 +42,12 @@ export default async function TeamsPage() {
   );
 }
 
-function AsOf({ view }: { view: TeamsView }) {
+async function AsOf({ view }: { view: TeamsView }) {
+  const { f } = await dashboardI18n();
   if (!view.readable || !view.freshness.asOf) return null;
   return (
     <p className="text-sm text-slate-500" data-testid="teams-as-of">
-      As of {formatDateTime(view.freshness.asOf)}
+      As of {f.dateTime(view.freshness.asOf)}
     </p>
   );
 }
@@ -76,7 +77,8 @@ function WriteNote({ view, paused }: { view: TeamsView; paused: boolean }) {
   );
 }
 
-function TeamList({ view, paused }: { view: TeamsView; paused: boolean }) {
+async function TeamList({ view, paused }: { view: TeamsView; paused: boolean }) {
+  const { f } = await dashboardI18n();
   if (!view.readable) {
     return (
       <p className="rounded-md border border-slate-200 bg-white p-4 text-sm text-slate-600" data-testid="teams-empty" data-state="not_granted">
@@ -113,7 +115,7 @@ function TeamList({ view, paused }: { view: TeamsView; paused: boolean }) {
               {team.updatedAt ? (
                 <span className="hidden sm:inline" data-testid="team-changed">
                   {" "}
-                  · changed {formatDate(team.updatedAt)}
+                  · changed {f.date(team.updatedAt)}
                 </span>
               ) : null}
             </span>

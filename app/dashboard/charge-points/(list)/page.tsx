@@ -5,6 +5,7 @@
 // The page lives in a route group, "(list)", so its loading skeleton wraps this page alone: the
 // detail page ([id]) must answer 404 for an unknown id, and a page streamed behind a loading
 // boundary has already sent its 200 by the time it knows.
+import { dashboardI18n } from "@/lib/i18n/request";
 import type { Metadata } from "next";
 import { currentOperator } from "@/lib/auth/operator-session";
 import { listChargePoints, loadFilterOptions, parseChargePointQuery } from "@/lib/dashboard/charge-points";
@@ -13,7 +14,9 @@ import { loadDashboardInstall } from "@/lib/installs/dashboard";
 import { ChargePointTable } from "../charge-point-table";
 import { LiveChargePoints, parseLiveQuery } from "../live-charge-points";
 
-export const metadata: Metadata = { title: "Charge points" };
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await dashboardI18n()).t("nav.chargePoints") };
+}
 
 export const dynamic = "force-dynamic";
 

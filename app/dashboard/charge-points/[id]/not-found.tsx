@@ -1,5 +1,7 @@
+import { dashboardI18n } from "@/lib/i18n/request";
 import { NotFoundPanel } from "../../_components/not-found-panel";
 
-export default function ChargePointNotFound() {
-  return <NotFoundPanel what="Charge point" backHref="/dashboard/charge-points" backLabel="← All charge points" />;
+export default async function ChargePointNotFound() {
+  const { t } = await dashboardI18n();
+  return <NotFoundPanel what={t("chargePoints.notFound")} backHref="/dashboard/charge-points" backLabel={t("chargePoints.back")} />;
 }

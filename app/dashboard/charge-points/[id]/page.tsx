@@ -11,13 +11,15 @@ import { readDashboardConfig } from "@/lib/dashboard/config";
 import { loadFreshness } from "@/lib/dashboard/freshness";
 import { recentSessionsOf } from "@/lib/dashboard/sessions";
 import { loadDashboardInstall } from "@/lib/installs/dashboard";
-import { formatDateTime, formatDuration, formatKwh, formatMoney } from "../../format";
+import { dashboardI18n } from "@/lib/i18n/request";
 import { AsOf } from "../../_components/as-of";
 import { ChargePointStateBadge, powerLabel } from "../../_components/charge-point-state";
 import { SessionStateBadge } from "../../_components/session-state";
 import { SkeletonLine } from "../../_components/skeleton";
 
-export const metadata: Metadata = { title: "Charge point" };
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await dashboardI18n()).t("title.chargePoint") };
+}
 
 export const dynamic = "force-dynamic";
 
@@ -26,6 +28,8 @@ export default async function ChargePointPage({ params }: { params: Promise<{ id
   const operator = await currentOperator();
   const install = operator ? await loadDashboardInstall(operator.installRowId) : null;
   if (!install) return null;
+  // Dates, amounts, power and states in the operator's language and zone (lib/i18n/request.ts).
+  const { t, f } = await dashboardI18n();
   // Everything before the first byte is sent decides the status: this page has no loading boundary
   // above it (see ../(list)/page.tsx), so notFound() here is a real 404.
   const [chargePoint, freshness] = await Promise.all([loadChargePoint(install.id, id), loadFreshness(install.id)]);
@@ -42,11 +46,11 @@ export default async function ChargePointPage({ params }: { params: Promise<{ id
     <div className="space-y-6" data-testid="charge-point-detail" data-charge-point-id={chargePoint.id}>
       <div className="space-y-1">
         <Link href="/dashboard/charge-points" className="text-sm text-brand-700 hover:underline">
-          ← Charge points
+          {t("chargePoint.back")}
         </Link>
         <div className="flex flex-wrap items-center gap-3">
-          <h2 className="break-words text-xl font-semibold">{chargePoint.name ?? `Charge point ${chargePoint.id}`}</h2>
-          <ChargePointStateBadge state={chargePoint.state} />
+          <h2 className="break-words text-xl font-semibold">{chargePoint.name ?? t("chargePoints.fallback", { id: chargePoint.id })}</h2>
+          <ChargePointStateBadge state={chargePoint.state} t={t} />
         </div>
         {freshness.charge_points.asOf ? <AsOf asOf={freshness.charge_points.asOf} /> : null}
       </div>
@@ -54,47 +58,49 @@ export default async function ChargePointPage({ params }: { params: Promise<{ id
       <div className="grid gap-4 md:grid-cols-2">
         <section className="rounded-lg border border-slate-200 bg-white p-4" aria-labelledby="cp-details">
           <h3 id="cp-details" className="mb-3 font-medium">
-            Details
+            {t("chargePoint.details")}
           </h3>
           <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-2 text-sm">
-            <Field label="Type and power">{powerLabel(chargePoint.type, chargePoint.maxKw)}</Field>
-            <Field label="EVSE ID" mono>
+            <Field label={t("chargePoint.typePower")}>{powerLabel(chargePoint.type, chargePoint.maxKw, f)}</Field>
+            <Field label={t("chargePoint.evseId")} mono>
               {chargePoint.evseId ?? "—"}
             </Field>
-            <Field label="Serial number" mono>
+            <Field label={t("chargePoint.serial")} mono>
               {chargePoint.serialNumber ?? "—"}
             </Field>
-            <Field label="Site">{chargePoint.siteLabel ?? "No site"}</Field>
-            <Field label="Team">{chargePoint.teamName ?? (chargePoint.teamId ? `Team ${chargePoint.teamId}` : "—")}</Field>
-            <Field label="Visibility">{chargePoint.visibility === "public" ? "Public" : chargePoint.visibility === "private" ? "Private" : "—"}</Field>
-            <Field label="Active">{chargePoint.isActive === null ? "—" : chargePoint.isActive ? "Yes" : "No"}</Field>
-            <Field label="Last connected">{formatDateTime(chargePoint.lastConnectedAt)}</Field>
+            <Field label={t("chargePoint.site")}>{chargePoint.siteLabel ?? t("chargePoint.noSite")}</Field>
+            <Field label={t("chargePoint.team")}>{chargePoint.teamName ?? (chargePoint.teamId ? t("chargePoints.teamFallback", { id: chargePoint.teamId }) : "—")}</Field>
+            <Field label={t("chargePoint.visibility")}>
+              {chargePoint.visibility === "public" ? t("chargePoint.public") : chargePoint.visibility === "private" ? t("chargePoint.private") : "—"}
+            </Field>
+            <Field label={t("chargePoint.active")}>{chargePoint.isActive === null ? "—" : chargePoint.isActive ? t("chargePoint.yes") : t("chargePoint.no")}</Field>
+            <Field label={t("chargePoint.lastConnected")}>{f.dateTime(chargePoint.lastConnectedAt)}</Field>
           </dl>
         </section>
 
         <section className="space-y-4 rounded-lg border border-slate-200 bg-white p-4" aria-labelledby="cp-location">
           <div>
             <h3 id="cp-location" className="mb-2 font-medium">
-              Location
+              {t("chargePoint.location")}
             </h3>
-            <p className="text-sm">{chargePoint.addressLabel ?? (address || "No address")}</p>
+            <p className="text-sm">{chargePoint.addressLabel ?? (address || t("chargePoint.noAddress"))}</p>
             {address && address !== chargePoint.addressLabel ? <p className="text-sm text-slate-600">{address}</p> : null}
             {mapHref ? (
               <a href={mapHref} className="mt-1 inline-block text-sm text-brand-700 hover:underline" target="_blank" rel="noopener noreferrer">
-                Open in a map
+                {t("chargePoint.map")}
               </a>
             ) : null}
           </div>
           <div>
-            <h3 className="mb-2 font-medium">Connectors</h3>
+            <h3 className="mb-2 font-medium">{t("chargePoint.connectors")}</h3>
             {chargePoint.connectors.length === 0 ? (
-              <p className="text-sm text-slate-600">No connectors listed.</p>
+              <p className="text-sm text-slate-600">{t("chargePoint.noConnectors")}</p>
             ) : (
               <ul className="space-y-1 text-sm" data-testid="connectors">
                 {chargePoint.connectors.map((connector) => (
                   <li key={connector.id} className="flex gap-2">
                     <span className="font-mono text-xs leading-5 text-slate-500">#{connector.identifier ?? connector.id}</span>
-                    <span>{connector.name ?? "Connector"}</span>
+                    <span>{connector.name ?? t("chargePoint.connector")}</span>
                   </li>
                 ))}
               </ul>
@@ -106,16 +112,16 @@ export default async function ChargePointPage({ params }: { params: Promise<{ id
       <section className="space-y-3" aria-labelledby="cp-sessions">
         <div className="flex flex-wrap items-baseline justify-between gap-2">
           <h3 id="cp-sessions" className="font-medium">
-            Recent sessions
+            {t("chargePoint.recent")}
           </h3>
           <Link href={`/dashboard/sessions?chargePoint=${chargePoint.id}`} className="text-sm text-brand-700 hover:underline">
-            All sessions of this charge point
+            {t("chargePoint.allSessions")}
           </Link>
         </div>
         {!config.syncCharges ? (
-          <p className="text-sm text-slate-600">Sessions are not imported: the app&apos;s configuration for this install says not to.</p>
+          <p className="text-sm text-slate-600">{t("chargePoint.notImported")}</p>
         ) : !freshness.charges.asOf ? (
-          <p className="text-sm text-slate-600">Sessions are being copied from the service; they appear here once the copy is complete.</p>
+          <p className="text-sm text-slate-600">{t("chargePoint.copying")}</p>
         ) : (
           // Streamed: the details above show at once, the sessions when their read is done.
           <Suspense fallback={<SkeletonLine className="h-24 w-full" />}>
@@ -137,20 +143,20 @@ function Field({ label, mono, children }: { label: string; mono?: boolean; child
 }
 
 async function RecentSessions({ installRowId, chargePointId }: { installRowId: string; chargePointId: string }) {
-  const sessions = await recentSessionsOf(installRowId, chargePointId, 10);
-  if (sessions.length === 0) return <p className="text-sm text-slate-600">No sessions on this charge point yet.</p>;
+  const [sessions, { t, f }] = await Promise.all([recentSessionsOf(installRowId, chargePointId, 10), dashboardI18n()]);
+  if (sessions.length === 0) return <p className="text-sm text-slate-600">{t("chargePoint.noSessions")}</p>;
   return (
     <ul className="divide-y divide-slate-100 rounded-lg border border-slate-200 bg-white text-sm" data-testid="recent-sessions">
       {sessions.map((s) => (
         <li key={s.id} className="flex flex-wrap items-center justify-between gap-x-4 gap-y-1 px-3 py-2">
           <Link href={`/dashboard/sessions/${s.id}`} className="text-brand-700 hover:underline">
-            {formatDateTime(s.startedAt)}
+            {f.dateTime(s.startedAt)}
           </Link>
           <span className="flex flex-wrap items-center gap-3 text-slate-600">
-            <span>{formatKwh(s.consumedKwh)}</span>
-            <span className="hidden sm:inline">{formatDuration(s.startedAt && s.stoppedAt ? s.stoppedAt.getTime() - s.startedAt.getTime() : null)}</span>
-            <span>{formatMoney(s.cost, s.currency, s.currencyDecimals)}</span>
-            <SessionStateBadge state={s.state} />
+            <span>{f.kwh(s.consumedKwh)}</span>
+            <span className="hidden sm:inline">{f.duration(s.startedAt && s.stoppedAt ? s.stoppedAt.getTime() - s.startedAt.getTime() : null)}</span>
+            <span>{f.money(s.cost, s.currency, s.currencyDecimals)}</span>
+            <SessionStateBadge state={s.state} t={t} />
           </span>
         </li>
       ))}

@@ -1,5 +1,7 @@
+import { dashboardI18n } from "@/lib/i18n/request";
 import { TableSkeleton } from "../../_components/skeleton";
 
-export default function Loading() {
-  return <TableSkeleton label="Loading sessions" />;
+export default async function Loading() {
+  const { t } = await dashboardI18n();
+  return <TableSkeleton label={t("sessions.loading")} />;
 }

@@ -3,6 +3,7 @@
 // of the same list. Before the copy exists the page says why there is nothing yet; the reasons are
 // checked in the order an operator can act on them.
 // In a route group, "(list)", for the same reason as the charge points list: see that page.
+import { dashboardI18n } from "@/lib/i18n/request";
 import type { Metadata } from "next";
 import { currentOperator } from "@/lib/auth/operator-session";
 import { listChargePointChoices } from "@/lib/dashboard/charge-points";
@@ -12,7 +13,9 @@ import { listSessions, parseSessionQuery } from "@/lib/dashboard/sessions";
 import { loadDashboardInstall } from "@/lib/installs/dashboard";
 import { SessionTable, SessionsUnavailable } from "../session-table";
 
-export const metadata: Metadata = { title: "Sessions" };
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await dashboardI18n()).t("nav.sessions") };
+}
 
 export const dynamic = "force-dynamic";
 

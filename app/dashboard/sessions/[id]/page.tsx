@@ -10,11 +10,13 @@ import { readDashboardConfig } from "@/lib/dashboard/config";
 import { loadFreshness } from "@/lib/dashboard/freshness";
 import { loadSession } from "@/lib/dashboard/sessions";
 import { loadDashboardInstall } from "@/lib/installs/dashboard";
-import { formatDateTime, formatDuration, formatKwh, formatMoney } from "../../format";
+import { dashboardI18n } from "@/lib/i18n/request";
 import { AsOf } from "../../_components/as-of";
 import { SessionStateBadge, sessionReasonLabel, sessionTypeLabel } from "../../_components/session-state";
 
-export const metadata: Metadata = { title: "Charging session" };
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await dashboardI18n()).t("title.session") };
+}
 
 export const dynamic = "force-dynamic";
 
@@ -28,17 +30,19 @@ export default async function SessionPage({ params }: { params: Promise<{ id: st
   if (!session) notFound();
   const config = readDashboardConfig(install.config);
   const durationMs = session.startedAt && session.stoppedAt ? session.stoppedAt.getTime() - session.startedAt.getTime() : null;
-  const money = (amount: number | null) => formatMoney(amount, session.currency, session.currencyDecimals);
+  // Dates, amounts and energy in the operator's language and zone (lib/i18n/request.ts).
+  const { t, f } = await dashboardI18n();
+  const money = (amount: number | null) => f.money(amount, session.currency, session.currencyDecimals);
 
   return (
     <div className="space-y-6" data-testid="session-detail" data-session-id={session.id}>
       <div className="space-y-1">
         <Link href="/dashboard/sessions" className="text-sm text-brand-700 hover:underline">
-          ← Sessions
+          {t("session.back")}
         </Link>
         <div className="flex flex-wrap items-center gap-3">
-          <h2 className="text-xl font-semibold">Session {session.id}</h2>
-          <SessionStateBadge state={session.state} />
+          <h2 className="text-xl font-semibold">{t("session.title", { id: session.id })}</h2>
+          <SessionStateBadge state={session.state} t={t} />
         </div>
         {freshness.charges.asOf ? <AsOf asOf={freshness.charges.asOf} /> : null}
       </div>
@@ -46,43 +50,43 @@ export default async function SessionPage({ params }: { params: Promise<{ id: st
       <div className="grid gap-4 md:grid-cols-2">
         <section className="rounded-lg border border-slate-200 bg-white p-4" aria-labelledby="session-when">
           <h3 id="session-when" className="mb-3 font-medium">
-            Where and when
+            {t("session.whereWhen")}
           </h3>
           <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-2 text-sm">
-            <Field label="Charge point">
+            <Field label={t("session.chargePoint")}>
               {session.chargePointId ? (
                 <Link href={`/dashboard/charge-points/${session.chargePointId}`} className="break-words text-brand-700 hover:underline" data-testid="session-charge-point">
-                  {session.chargePointName ?? `Charge point ${session.chargePointId}`}
+                  {session.chargePointName ?? t("sessions.chargePointFallback", { id: session.chargePointId })}
                 </Link>
               ) : (
                 "—"
               )}
             </Field>
-            <Field label="Started">{formatDateTime(session.startedAt)}</Field>
-            <Field label="Stopped">{formatDateTime(session.stoppedAt)}</Field>
-            {session.completedAt ? <Field label="Completed">{formatDateTime(session.completedAt)}</Field> : null}
-            {session.failedAt ? <Field label="Failed">{formatDateTime(session.failedAt)}</Field> : null}
-            <Field label="Duration">{formatDuration(durationMs)}</Field>
-            <Field label="Type">{sessionTypeLabel(session.type)}</Field>
-            {session.stopReason ? <Field label="Stop reason">{sessionReasonLabel(session.stopReason)}</Field> : null}
-            {session.failureReason ? <Field label="Failure reason">{sessionReasonLabel(session.failureReason)}</Field> : null}
+            <Field label={t("session.started")}>{f.dateTime(session.startedAt)}</Field>
+            <Field label={t("session.stopped")}>{f.dateTime(session.stoppedAt)}</Field>
+            {session.completedAt ? <Field label={t("session.completed")}>{f.dateTime(session.completedAt)}</Field> : null}
+            {session.failedAt ? <Field label={t("session.failed")}>{f.dateTime(session.failedAt)}</Field> : null}
+            <Field label={t("session.duration")}>{f.duration(durationMs)}</Field>
+            <Field label={t("session.type")}>{sessionTypeLabel(session.type, t)}</Field>
+            {session.stopReason ? <Field label={t("session.stopReason")}>{sessionReasonLabel(session.stopReason, t)}</Field> : null}
+            {session.failureReason ? <Field label={t("session.failureReason")}>{sessionReasonLabel(session.failureReason, t)}</Field> : null}
           </dl>
         </section>
 
         <section className="rounded-lg border border-slate-200 bg-white p-4" aria-labelledby="session-amounts">
           <h3 id="session-amounts" className="mb-3 font-medium">
-            Energy and amounts
+            {t("session.amounts")}
           </h3>
           <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-2 text-sm">
-            <Field label="Energy">{formatKwh(session.consumedKwh)}</Field>
-            <Field label="Meter at start">{formatKwh(session.startMeterKwh)}</Field>
-            <Field label="Meter at end">{formatKwh(session.endMeterKwh)}</Field>
-            <Field label="Price">{money(session.price)}</Field>
-            <Field label="Cost">{money(session.cost)}</Field>
+            <Field label={t("session.energy")}>{f.kwh(session.consumedKwh)}</Field>
+            <Field label={t("session.meterStart")}>{f.kwh(session.startMeterKwh)}</Field>
+            <Field label={t("session.meterEnd")}>{f.kwh(session.endMeterKwh)}</Field>
+            <Field label={t("session.price")}>{money(session.price)}</Field>
+            <Field label={t("session.cost")}>{money(session.cost)}</Field>
           </dl>
           {config.currency && session.currency && session.currency !== config.currency ? (
             <p className="mt-3 text-xs text-slate-600" data-testid="currency-note">
-              Recorded in {session.currency}; your reporting currency is {config.currency}. The app does not convert amounts.
+              {t("session.currencyNote", { currency: session.currency, reporting: config.currency })}
             </p>
           ) : null}
         </section>

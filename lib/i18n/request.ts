@@ -1,0 +1,52 @@
+// The language, zone, formatter and words of the request being rendered: what every dashboard page
+// and component formats with. Read once per request (React `cache`), from the operator's cookies, the
+// install's charge points and the browser's headers, in the order lib/i18n/locales.ts
+// (`resolveDisplay`) gives (docs/spec-gaps.md A151).
+import "server-only";
+import { cookies, headers } from "next/headers";
+import { cache } from "react";
+import { currentOperator } from "@/lib/auth/operator-session";
+import { db } from "@/lib/db/client";
+import { formatterFor, type Formatter } from "./format";
+import { resolveDisplay, type Display } from "./locales";
+import { translator, type Translator } from "./messages";
+import { BROWSER_ZONE_COOKIE, LOCALE_COOKIE, ZONE_COOKIE } from "./settings";
+
+export type DashboardI18n = Display & { f: Formatter; t: Translator; /** "UTC", "Oslo time", "Oslo-tid". */ zoneLabel: string };
+
+/**
+ * The countries of the install's charge points in the local copy (public-facts.md `address.country`):
+ * two at most, since only "all in one country" means anything. An index-prefix read of one install's rows.
+ */
+async function installCountries(installRowId: string): Promise<string[]> {
+  const rows = await db().$queryRaw<{ country: string }[]>`
+    SELECT DISTINCT upper(country) AS country FROM synced_charge_points
+    WHERE install_row_id = ${installRowId}::uuid AND deleted_at IS NULL AND country IS NOT NULL
+    LIMIT 2`;
+  return rows.map((row) => row.country);
+}
+
+/** A cookie's value as the browser wrote it ("Europe%2FOslo"); a malformed one is ignored, never thrown. */
+function decoded(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return undefined;
+  }
+}
+
+export const dashboardI18n = cache(async (): Promise<DashboardI18n> => {
+  const [jar, head, operator] = await Promise.all([cookies(), headers(), currentOperator()]);
+  const display = resolveDisplay({
+    chosenLocale: jar.get(LOCALE_COOKIE)?.value,
+    chosenZone: decoded(jar.get(ZONE_COOKIE)?.value),
+    countries: operator ? await installCountries(operator.installRowId) : [],
+    acceptLanguage: head.get("accept-language"),
+    browserZone: decoded(jar.get(BROWSER_ZONE_COOKIE)?.value),
+  });
+  const t = translator(display.locale);
+  const city = display.timeZone.split("/").at(-1)!.replaceAll("_", " ");
+  const zoneLabel = display.timeZone === "UTC" ? "UTC" : t("zone.cityTime", { city });
+  return { ...display, f: formatterFor(display.locale, display.timeZone), t, zoneLabel };
+});

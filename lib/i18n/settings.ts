@@ -1,0 +1,41 @@
+// The operator's own choice of language and time zone ("Settings and access", /dashboard/settings),
+// and the cookies that carry it. Not server-only: the browser's zone is written by a client component.
+//
+// Stored in a cookie, not with the install (docs/spec-gaps.md A152): a language is a person's, and one
+// install is used by everyone who works for its operator (contract §2: one install per operator), so a
+// Swedish and a Norwegian colleague each keep theirs. The cookie holds no secret, only a locale and a
+// zone; the server checks both every time it reads them (lib/i18n/locales.ts).
+import { z } from "zod";
+import { isLocale, isTimeZone, type Locale } from "./locales";
+
+export const LOCALE_COOKIE = "dashboard-locale";
+export const ZONE_COOKIE = "dashboard-zone";
+/** The zone the browser reports (`Intl.DateTimeFormat().resolvedOptions().timeZone`), sent once by a tiny script. */
+export const BROWSER_ZONE_COOKIE = "browser-zone";
+/** A year: a choice is kept until changed. */
+export const DISPLAY_COOKIE_MAX_AGE = 365 * 24 * 60 * 60;
+
+/** "auto": no choice, the dashboard follows the install's country, then the browser (A151). */
+export const AUTOMATIC = "auto";
+
+/**
+ * The settings form, as posted: a shipped locale or "auto", a valid IANA zone or "auto". Anything
+ * else is refused with a reason the page shows, never a 500 (a form is a stranger's input).
+ */
+export const DisplaySettingsSchema = z.object({
+  locale: z.union([z.literal(AUTOMATIC), z.string().refine(isLocale)]).transform((v) => (v === AUTOMATIC ? null : (v as Locale))),
+  timeZone: z.union([z.literal(AUTOMATIC), z.string().refine(isTimeZone)]).transform((v) => (v === AUTOMATIC ? null : v)),
+});
+
+export type DisplaySettings = z.output<typeof DisplaySettingsSchema>;
+
+export function parseDisplaySettings(form: { get(name: string): unknown }): { ok: true; settings: DisplaySettings } | { ok: false; field: "locale" | "timeZone" } {
+  const parsed = DisplaySettingsSchema.safeParse({ locale: form.get("locale"), timeZone: form.get("timeZone") });
+  if (parsed.success) return { ok: true, settings: parsed.data };
+  return { ok: false, field: parsed.error.issues[0]?.path[0] === "timeZone" ? "timeZone" : "locale" };
+}
+
+/** The zones the form offers: UTC first, then every zone Intl knows, by name. */
+export function selectableTimeZones(): string[] {
+  return ["UTC", ...Intl.supportedValuesOf("timeZone").filter((zone) => zone !== "UTC")];
+}

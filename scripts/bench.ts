@@ -67,6 +67,7 @@ const stack = await startStack({
 Object.assign(process.env, stack.env);
 
 try {
+  for (const section of runs) if (!section.inProcess && section.beforeTraffic) await section.run(stack);
   // The redirect_uri: redeem the code, ask /consumers/me, store the install and its tokens.
   const callbackMs: number[] = [];
   let cookie = "";
@@ -98,7 +99,7 @@ try {
     startSecondApp: () => startSecondApp(stack, OFFSET),
     syncedLargeOperator: largeOperatorCopy(stack),
   };
-  for (const section of runs) if (!section.inProcess) await section.run(context);
+  for (const section of runs) if (!section.inProcess && !section.beforeTraffic) await section.run(context);
 } finally {
   // A section that used SQL and did not close its pool would see its idle connections killed below.
   await closeSql();

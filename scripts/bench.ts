@@ -61,6 +61,9 @@ const stack = await startStack({
   databasePort: 27500 + OFFSET,
   fresh: true,
   appMode: "start",
+  // BENCH_APP_NODE_OPTIONS: Node options for the app's server alone, e.g. a CPU profile of the
+  // sections run (`--cpu-prof --cpu-prof-dir=.data/profiles`, written when the server stops).
+  appNodeOptions: process.env.BENCH_APP_NODE_OPTIONS,
   quiet: true,
 });
 // The test helpers (portal walk, SQL, sandbox control) read the stack's addresses from the environment.

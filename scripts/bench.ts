@@ -61,12 +61,16 @@ const stack = await startStack({
   databasePort: 27500 + OFFSET,
   fresh: true,
   appMode: "start",
+  // BENCH_APP_NODE_OPTIONS: Node options for the app's server alone, e.g. a CPU profile of the
+  // sections run (`--cpu-prof --cpu-prof-dir=.data/profiles`, written when the server stops).
+  appNodeOptions: process.env.BENCH_APP_NODE_OPTIONS,
   quiet: true,
 });
 // The test helpers (portal walk, SQL, sandbox control) read the stack's addresses from the environment.
 Object.assign(process.env, stack.env);
 
 try {
+  for (const section of runs) if (!section.inProcess && section.beforeTraffic) await section.run(stack);
   // The redirect_uri: redeem the code, ask /consumers/me, store the install and its tokens.
   const callbackMs: number[] = [];
   let cookie = "";
@@ -98,7 +102,7 @@ try {
     startSecondApp: () => startSecondApp(stack, OFFSET),
     syncedLargeOperator: largeOperatorCopy(stack),
   };
-  for (const section of runs) if (!section.inProcess) await section.run(context);
+  for (const section of runs) if (!section.inProcess && !section.beforeTraffic) await section.run(context);
 } finally {
   // A section that used SQL and did not close its pool would see its idle connections killed below.
   await closeSql();

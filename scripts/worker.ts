@@ -1,6 +1,7 @@
 // npm run worker: the job engine's worker (lib/jobs/engine.ts). It runs the schedules (pg-boss
 // cron: keep-alive hourly, the reconcile sweep every 5 minutes; lib/jobs/kinds.ts), their fan-outs,
-// and the per-install jobs they enqueue, JOB_CONCURRENCY at a time per queue. Run as many as you
+// and the per-install jobs they enqueue, JOB_CONCURRENCY at a time per queue (keep-alive's
+// KEEP_ALIVE_CONCURRENCY). Run as many as you
 // like, on as many machines: pg-boss hands each job to one worker, one schedule run is sent however
 // many run, and one install is never worked on twice at once. `npm run dev` starts one. On a
 // serverless host, call /api/cron/* instead; both can run at once.
@@ -35,11 +36,12 @@ installShutdownHandlers({
 });
 const stop = shutdownSignal();
 
-const { JOB_CONCURRENCY, SHUTDOWN_TIMEOUT_SECONDS, WORKER_JOBS } = env();
+const { JOB_CONCURRENCY, KEEP_ALIVE_CONCURRENCY, SHUTDOWN_TIMEOUT_SECONDS, WORKER_JOBS } = env();
 try {
   await startWorkers({
     kinds: WORKER_JOBS,
     concurrency: JOB_CONCURRENCY,
+    concurrencyOf: { "keep-alive": KEEP_ALIVE_CONCURRENCY },
     onJobStart: (kind, installRowId) => inFlight.add(`${kind} ${installRowId}`),
     onJobEnd: (kind, installRowId) => inFlight.delete(`${kind} ${installRowId}`),
   });
@@ -48,7 +50,7 @@ try {
   logger.error({ err: error }, "the worker could not start");
   process.exit(1);
 }
-logger.info({ concurrency: JOB_CONCURRENCY, jobs: WORKER_JOBS ?? "all" }, "worker started");
+logger.info({ concurrency: JOB_CONCURRENCY, keepAliveConcurrency: KEEP_ALIVE_CONCURRENCY, jobs: WORKER_JOBS ?? "all" }, "worker started");
 
 if (!stop.aborted) await once(stop, "abort");
 // No new job from here; the jobs in hand finish. pg-boss is given longer than the bound, so that the

@@ -78,7 +78,8 @@ export async function alertOnTransition(tx: Tx, installRowId: string, from: Inst
 
 // ----- the token circuit (lib/oauth/circuit.ts) ----------------------------------------------------
 
-const clientIncident = (clientId: string) => `client:${clientId}`;
+/** The client's incident key (exported for lib/oauth/circuit.ts, which asks whether it is open in the same statement that closes the circuit). */
+export const clientIncident = (clientId: string) => `client:${clientId}`;
 
 /** invalid_client opened the circuit: the first time since the last success, one alert. Inside the circuit's transaction. */
 export async function alertOnCircuitOpened(tx: Tx, clientId: string): Promise<void> {

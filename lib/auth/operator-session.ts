@@ -1,9 +1,9 @@
 // Operator sessions: issued by the redirect_uri callback, read by every dashboard page.
 import "server-only";
-import { getServerSession } from "next-auth";
 import { encode } from "next-auth/jwt";
 import { env } from "@/lib/env";
-import { OPERATOR_SESSION_MAX_AGE_SECONDS, authOptions, sessionCookieName, secureCookies } from "./options";
+import { OPERATOR_SESSION_MAX_AGE_SECONDS, sessionCookieName, secureCookies } from "./options";
+import { sessionOfRequest } from "./request-session";
 import { startSession } from "./sessions";
 
 export type OperatorSession = { installRowId: string; operatorId: string };
@@ -31,8 +31,10 @@ export async function createOperatorSessionCookie(session: OperatorSession) {
 /**
  * The signed-in operator, or null. Pages decide what to show without one. The session's row is
  * checked on the way (callbacks.session in options.ts): signed out or too old reads as null.
+ * Read once per render, however many of the layout and page ask (./request-session.ts); a server
+ * action or a route handler reads it on every call.
  */
 export async function currentOperator(): Promise<OperatorSession | null> {
-  const session = await getServerSession(authOptions());
+  const session = await sessionOfRequest();
   return session?.operator ?? null;
 }

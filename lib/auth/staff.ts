@@ -9,17 +9,21 @@
 // request, so removing someone, or demoting them to viewer, takes effect at their next request,
 // not when their session cookie expires.
 import "server-only";
-import { getServerSession } from "next-auth";
 import { redirect } from "next/navigation";
 import { env } from "@/lib/env";
-import { STAFF_SIGN_IN_PATH, authOptions } from "./options";
+import { STAFF_SIGN_IN_PATH } from "./options";
+import { sessionOfRequest } from "./request-session";
 import { roleAllows, staffAccountsFrom, type StaffIdentity, type StaffRole } from "./staff-accounts";
 
 export type { StaffIdentity, StaffRole };
 
-/** The signed-in staff member with their role as configured now, or null. */
+/**
+ * The signed-in staff member with their role as configured now, or null. The session is read once
+ * per render (./request-session.ts: the console's layout and page share it); a server action reads
+ * it on every call.
+ */
 export async function currentStaff(): Promise<StaffIdentity | null> {
-  const session = await getServerSession(authOptions());
+  const session = await sessionOfRequest();
   const email = session?.staff?.email;
   if (!email) return null;
   const account = staffAccountsFrom(env().STAFF_USERS).get(email);

@@ -20,11 +20,21 @@ export const jobsShape = {
    */
   REFRESH_CONCURRENCY: z.coerce.number().int().min(1).max(200).default(50),
   /**
-   * Per-install jobs (keep-alive refreshes, install checks) each worker process runs at once, per
-   * queue (lib/jobs/engine.ts). Refreshes are bounded by REFRESH_CONCURRENCY too; add workers to go
-   * faster. The cron routes use it as their batch's concurrency.
+   * Per-install jobs (install checks, syncs, retention) each worker process runs at once, per queue
+   * (lib/jobs/engine.ts); keep-alive has its own, KEEP_ALIVE_CONCURRENCY. Add workers to go faster.
+   * The cron routes use it as their batch's concurrency.
    */
   JOB_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(10),
+  /**
+   * Keep-alive refreshes each worker process runs at once (lib/jobs/engine.ts), apart from
+   * JOB_CONCURRENCY. A keep-alive job is one token-endpoint call and a few short statements: its time
+   * is the identity provider's latency, not the worker's CPU, so its rate is this number ÷ that
+   * latency (25 at 200 ms: 125 refreshes a second per worker, 10,000 installs in under two minutes).
+   * Under REFRESH_CONCURRENCY (50) by default, so a worker's syncs and install checks still find a
+   * refresh slot while keep-alive runs; above it, the extra refreshes only wait for a slot.
+   * The keep-alive cron route uses it as its batch's concurrency.
+   */
+  KEEP_ALIVE_CONCURRENCY: z.coerce.number().int().min(1).max(200).default(25),
   /**
    * Which jobs this worker process runs (comma-separated kinds of lib/jobs/kinds.ts: keep-alive,
    * reconcile, sync, retention; default all). Lets a deployment give the sync its own workers, apart

@@ -46,11 +46,12 @@ export async function handleCronRequest(request: Request, context: CronRouteCont
   const query = CronQuerySchema.safeParse(Object.fromEntries(new URL(request.url).searchParams));
   if (!query.success) return NextResponse.json({ status: "invalid_query", detail: "maxJobs must be an integer from 1 to 1000" }, { status: 400 });
   try {
-    const { JOB_CONCURRENCY, CRON_TIME_LIMIT_SECONDS } = env();
+    const { JOB_CONCURRENCY, KEEP_ALIVE_CONCURRENCY, CRON_TIME_LIMIT_SECONDS } = env();
     const summary = await runJobNow(kind, {
       maxJobs: query.data.maxJobs,
       timeLimitMs: CRON_TIME_LIMIT_SECONDS * 1000,
-      concurrency: JOB_CONCURRENCY,
+      // Keep-alive waits on the identity provider, not on this function's CPU: its own number (lib/env/jobs.ts).
+      concurrency: kind === "keep-alive" ? KEEP_ALIVE_CONCURRENCY : JOB_CONCURRENCY,
       // Stops between batches when the instance is asked to stop (lib/shutdown.ts).
       signal: shutdownSignal(),
     });

@@ -72,6 +72,11 @@ export type JobSettings = {
   kinds?: readonly JobKind[];
   /** Per-install jobs worked at once per queue in this process. */
   concurrency: number;
+  /**
+   * A kind's own number, in place of `concurrency` (keep-alive's KEEP_ALIVE_CONCURRENCY: its jobs
+   * wait on the identity provider, not on the worker, so they run many more at once).
+   */
+  concurrencyOf?: Partial<Record<JobKind, number>>;
   /** Told when a job starts and ends, for the shutdown's "what was running" line. */
   onJobStart?: (kind: JobKind, installRowId: string) => void;
   onJobEnd?: (kind: JobKind, installRowId: string) => void;
@@ -105,15 +110,16 @@ async function runInstallJobUntraced(kind: JobKind, job: Job<InstallJobData>, se
 
 /**
  * The worker's side: every queue worked by this process. Per-install jobs are fetched in batches of
- * `concurrency` (two batches in flight, so one slow job does not stall the queue) and fetched again at
+ * half the kind's concurrency (two batches in flight, so one slow job does not stall the queue) and fetched again at
  * once while batches come back full; each job is settled on its own (completed, or failed and retried).
  */
 export async function startWorkers(settings: JobSettings): Promise<void> {
   const boss = await jobEngine("worker");
-  const lanes = settings.concurrency >= 2 ? 2 : 1;
-  const batchSize = Math.max(1, Math.ceil(settings.concurrency / lanes));
   for (const kind of settings.kinds ?? JOB_KIND_NAMES) {
     const { fanOutQueue, installQueue } = JOB_KINDS[kind];
+    const concurrency = settings.concurrencyOf?.[kind] ?? settings.concurrency;
+    const lanes = concurrency >= 2 ? 2 : 1;
+    const batchSize = Math.max(1, Math.ceil(concurrency / lanes));
     await boss.work(fanOutQueue, { pollingIntervalSeconds: 2 }, async ([job]) =>
       traceJob({ queue: fanOutQueue, id: job?.id ?? "", attempt: (job?.retryCount ?? 0) + 1 }, async () => ({ outcome: "fanned-out", ...(await fanOut(kind)) })),
     );

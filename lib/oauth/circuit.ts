@@ -11,7 +11,7 @@ import { createHmac } from "node:crypto";
 import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/log";
-import { alertOnCircuitOpened, alertOnTokenEndpointAccepted } from "@/lib/alerts/incidents";
+import { alertOnCircuitOpened, alertOnTokenEndpointAccepted, clientIncident } from "@/lib/alerts/incidents";
 
 export class TokenCircuitOpenError extends Error {
   constructor() {
@@ -66,14 +66,22 @@ export async function openTokenCircuit(reason: string): Promise<void> {
   logger.error({ clientId, reason }, "token-endpoint circuit opened (invalid_client): ask the service operator to re-issue the client");
 }
 
-/** A token request just succeeded: whatever opened the circuit is over. */
+/**
+ * A token request just succeeded: whatever opened the circuit is over. One statement in the usual
+ * case (every refresh and callback comes here): close the circuit if it is open, and ask in the same
+ * round trip whether the client's alert incident is open; only then is the recovery alert raised.
+ */
 export async function noteTokenEndpointAccepted(): Promise<void> {
-  const { count } = await db().oAuthClientHealth.updateMany({
-    where: { clientId: env().OAUTH_CLIENT_ID, circuitOpen: true },
-    data: { circuitOpen: false, reason: "a token request succeeded" },
-  });
-  if (count > 0) logger.info("token-endpoint circuit closed: a token request succeeded");
+  const clientId = env().OAUTH_CLIENT_ID;
+  const [row] = await db().$queryRaw<{ closed: boolean; incident_open: boolean }[]>`
+    WITH closed AS (
+      UPDATE oauth_client_health SET circuit_open = false, reason = 'a token request succeeded', updated_at = now()
+      WHERE client_id = ${clientId} AND circuit_open
+      RETURNING client_id)
+    SELECT EXISTS (SELECT 1 FROM closed) AS closed,
+           EXISTS (SELECT 1 FROM alert_incidents WHERE key = ${clientIncident(clientId)} AND open) AS incident_open`;
+  if (row?.closed) logger.info("token-endpoint circuit closed: a token request succeeded");
   // The recovery alert waits for a success, not for the configuration change that closed the circuit
   // (assertTokenCircuitClosed): a new secret that is wrong too is still the same incident.
-  await alertOnTokenEndpointAccepted(env().OAUTH_CLIENT_ID);
+  if (row?.incident_open) await alertOnTokenEndpointAccepted(clientId);
 }

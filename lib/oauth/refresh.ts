@@ -47,8 +47,8 @@ import { TokenEndpointError, ensureOAuthConfiguration, requestTokenRefresh } fro
 import {
   clearRefreshMarker,
   markRefreshStarted,
+  readGrantForRefresh,
   readGrantForUse,
-  readRefreshToken,
   storeRefreshedTokens,
   type GrantForUse,
   type StoredAccessToken,
@@ -161,7 +161,9 @@ async function refreshUnderLock(installRowId: string, observedVersion: number, n
 
 async function refreshHoldingLock(installRowId: string, observedVersion: number, noteOutcome: NoteOutcome, attempt: RefreshAttemptNote): Promise<StoredAccessToken> {
   await assertTokenCircuitClosed();
-  const grant = await readGrantForUse(db(), installRowId);
+  // The grant and its refresh token in one read: under the lock nobody else refreshes it, and a write
+  // without the lock (a new consent, a revocation) is caught by the marker's compare-and-set below.
+  const grant = await readGrantForRefresh(db(), installRowId);
   if (!grant) {
     note(attempt, "unusable", "no grant stored");
     throw new NoUsableTokenError("no_grant");
@@ -180,10 +182,13 @@ async function refreshHoldingLock(installRowId: string, observedVersion: number,
   } else if (grant.version !== observedVersion) {
     noteOutcome("not_needed");
     note(attempt, "not_needed", "another request or instance had refreshed");
-    return grant; // another request or instance refreshed while we waited for the lock
+    // Another request or instance refreshed while we waited for the lock. Returned without the
+    // refresh token's opener: only this function sends a refresh token (the top of this file).
+    return { accessToken: grant.accessToken, expiresAt: grant.expiresAt, version: grant.version };
   }
 
-  const stored = await readRefreshToken(db(), installRowId);
+  const refreshToken = grant.openRefreshToken();
+  const stored = refreshToken ? { refreshToken, version: grant.version } : null;
   if (!stored) {
     note(attempt, "reinstall_needed", "no refresh token stored");
     await moveToReinstallNeeded(installRowId, "no refresh token stored (offline_access not granted?)");

@@ -124,6 +124,35 @@ export async function readGrantForUse(tx: Tx, installRowId: string): Promise<Gra
 }
 
 /**
+ * The grant as the refresh coordinator reads it under the install's lock (lib/oauth/refresh.ts): what
+ * readGrantForUse returns and the refresh token, in one statement, since the coordinator needs both
+ * and nothing but the lock's holder can move the grant on between two reads. The refresh token is
+ * opened only when asked for (a refresh someone else already did never needs it).
+ */
+export async function readGrantForRefresh(
+  tx: Tx,
+  installRowId: string,
+): Promise<(GrantForUse & { openRefreshToken: () => string | null }) | null> {
+  // One statement, the install's status joined in (Prisma's `select` of the relation would be a second).
+  const [grant] = await tx.$queryRaw<
+    { access_token_encrypted: string; refresh_token_encrypted: string | null; access_token_expires_at: Date; version: number; refresh_started_at: Date | null; status: InstallStatus }[]
+  >`
+    SELECT g.access_token_encrypted, g.refresh_token_encrypted, g.access_token_expires_at, g.version, g.refresh_started_at, i.status::text AS status
+    FROM token_grants g JOIN installs i ON i.id = g.install_row_id
+    WHERE g.install_row_id = ${installRowId}::uuid`;
+  if (!grant) return null;
+  const keys = env().TOKEN_ENCRYPTION_KEYS;
+  return {
+    accessToken: openToken(grant.access_token_encrypted, installRowId, keys),
+    expiresAt: grant.access_token_expires_at,
+    version: grant.version,
+    refreshStartedAt: grant.refresh_started_at,
+    installStatus: grant.status,
+    openRefreshToken: () => (grant.refresh_token_encrypted ? openToken(grant.refresh_token_encrypted, installRowId, keys) : null),
+  };
+}
+
+/**
  * The install's current refresh token, or null. Only the refresh coordinator sends it; the redirect_uri
  * reads it to revoke the chain a new consent replaces (lib/installs/connect.ts).
  */

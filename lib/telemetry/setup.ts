@@ -14,14 +14,9 @@
 // started, so the API stays a no-op (the OTLP exporters would otherwise default to localhost:4318
 // and try to send there every few seconds). What goes out is described in docs/operations.md.
 import "server-only";
-import type { SpanExporter } from "@opentelemetry/sdk-trace";
-import type { MetricReader } from "@opentelemetry/sdk-metrics";
-import { UndiciInstrumentation } from "@opentelemetry/instrumentation-undici";
-import { NodeSDK } from "@opentelemetry/sdk-node";
 import { PRODUCT } from "@/lib/config/product";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/log";
-import { RedactingSpanExporter } from "./redact";
 
 export type Telemetry = {
   /** Exports what is buffered and stops the SDK. Call before the process exits. */
@@ -36,48 +31,6 @@ const STARTED_KEY = Symbol.for("partner-app.telemetry");
 const globalWithTelemetry = globalThis as typeof globalThis & { [STARTED_KEY]?: Telemetry };
 
 /**
- * The OTLP trace exporter for the configured protocol, the choice the SDK itself makes from
- * OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL. Made here rather than by the SDK only because the exporter
- * has to be wrapped in the redaction (./redact.ts), and the SDK's own choice cannot be wrapped.
- * Each exporter reads its endpoint, headers, timeout and compression from the environment itself.
- */
-async function otlpTraceExporter(): Promise<SpanExporter> {
-  const { OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, OTEL_EXPORTER_OTLP_PROTOCOL } = env();
-  switch (OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? OTEL_EXPORTER_OTLP_PROTOCOL ?? "http/protobuf") {
-    case "http/json":
-      return new (await import("@opentelemetry/exporter-trace-otlp-http")).OTLPTraceExporter();
-    case "grpc":
-      return new (await import("@opentelemetry/exporter-trace-otlp-grpc")).OTLPTraceExporter();
-    case "http/protobuf":
-      return new (await import("@opentelemetry/exporter-trace-otlp-proto")).OTLPTraceExporter();
-  }
-}
-
-/**
- * The SDK as the app runs it: spans through the redaction to `spanExporter` (batched, OTEL_BSP_*),
- * metrics to `metricReaders` (undefined: the SDK's own choice from OTEL_METRICS_EXPORTER and the
- * OTLP variables; []: none), and the fetch instrumentation (undici's diagnostics channels, so it
- * sees every fetch of the process: the token endpoint, the partner API, Next.js's own). No logs:
- * the log is pino's (lib/log.ts). Exported for the tests, which pass in-memory exporters.
- */
-export function createTelemetrySdk(options: { serviceName: string; spanExporter?: SpanExporter; metricReaders?: MetricReader[]}): NodeSDK {
-  const { OTEL_SERVICE_NAME } = env();
-  return new NodeSDK({
-    // The env detector reads OTEL_SERVICE_NAME; `serviceName` would override it, so it is given only as the default.
-    ...(OTEL_SERVICE_NAME ? {} : { serviceName: options.serviceName }),
-    ...(options.spanExporter ? { traceExporter: new RedactingSpanExporter(options.spanExporter) } : { spanProcessors: [] }),
-    metricReaders: options.metricReaders,
-    logRecordProcessors: [],
-    instrumentations: [
-      new UndiciInstrumentation({
-        // Headers are never recorded (the default; said here so that nobody adds Authorization).
-        headersToSpanAttributes: { requestHeaders: [], responseHeaders: [] },
-      }),
-    ],
-  });
-}
-
-/**
  * Starts the SDK when an OTLP endpoint is configured; returns how to stop it. Called once per process,
  * after the configuration was checked (lib/env.ts), before any work.
  */
@@ -89,6 +42,8 @@ export async function startTelemetry(processName: "app" | "worker"): Promise<Tel
   const metrics = Boolean(OTEL_EXPORTER_OTLP_METRICS_ENDPOINT ?? OTEL_EXPORTER_OTLP_ENDPOINT);
   if (!traces && !metrics) return NOTHING_TO_SHUT_DOWN;
 
+  // Loaded only now: the SDK is most of a process's memory that exports nothing (./sdk.ts).
+  const { createTelemetrySdk, otlpTraceExporter } = await import("./sdk");
   const sdk = createTelemetrySdk({
     serviceName: PRODUCT.otelServiceName[processName],
     spanExporter: traces ? await otlpTraceExporter() : undefined,

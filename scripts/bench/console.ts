@@ -1,6 +1,6 @@
 // `npm run bench -- console`: the staff console's install list at many installs.
 import { performance } from "node:perf_hooks";
-import { type BenchContext, summary } from "./lib";
+import { type BenchContext, appCpuPerRequest, concurrently, summary } from "./lib";
 import { bulkInstalls, closeSql, sql, storeBulkInstalls } from "../../tests/helpers/stack";
 import { signInStaffWithFetch } from "../../tests/helpers/staff-sign-in";
 
@@ -103,20 +103,22 @@ export async function staffConsole({ stack }: BenchContext) {
   for (const [label, pagePath] of pages) {
     const samples: number[] = [];
     let failed = 0;
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: CONSOLE_CONCURRENCY }, async () => {
-        while (next < CONSOLE_REQUESTS) {
-          next += 1;
-          const started = performance.now();
-          const response = await fetch(`${stack.env.APP_URL}${pagePath}`, { headers: { cookie: staff.sessionCookie! } });
-          const html = await response.text();
-          samples.push(performance.now() - started);
-          if (response.status !== 200 || !html.includes('data-testid="count-total"')) failed += 1;
-        }
-      }),
-    );
-    summary(`GET ${label}`, samples.slice(CONSOLE_CONCURRENCY)); // the first round warms the server
+    let bytes = 0;
+    const get = async (timed: boolean) => {
+      const started = performance.now();
+      const response = await fetch(`${stack.env.APP_URL}${pagePath}`, { headers: { cookie: staff.sessionCookie! } });
+      const html = await response.text();
+      if (timed) samples.push(performance.now() - started);
+      bytes = Buffer.byteLength(html);
+      if (response.status !== 200 || !html.includes('data-testid="count-total"')) failed += 1;
+    };
+    await concurrently(CONSOLE_CONCURRENCY, CONSOLE_CONCURRENCY, () => get(false)); // the first round warms the server
+    // Three blocks of a third of the requests each: the app's CPU per page of each, and the latency of all.
+    const block = CONSOLE_REQUESTS / 3;
+    await appCpuPerRequest(label, stack.appPid, block, () => concurrently(block, CONSOLE_CONCURRENCY, () => get(true)));
+    // What the browser is sent: the HTML with the React payload it carries (the rows' markup and props).
+    console.log(`${"".padEnd(44)} ${(bytes / 1024).toFixed(1)} KiB of HTML`);
+    summary(`GET ${label}`, samples);
     if (failed > 0) console.log(`${"".padEnd(44)} failed pages=${failed}`);
   }
   await closeSql();

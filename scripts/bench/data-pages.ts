@@ -1,6 +1,6 @@
 // `npm run bench -- data-pages`: the charge points and sessions pages and the CSV export over the large operator's local copy.
 import { performance } from "node:perf_hooks";
-import { type BenchContext, summary } from "./lib";
+import { type BenchContext, appCpuPerRequest, summary } from "./lib";
 import { LARGE_OPERATOR_ID, closeSql, sql } from "../../tests/helpers/stack";
 
 export async function dataPages({ stack, syncedLargeOperator }: BenchContext) {
@@ -18,14 +18,19 @@ export async function dataPages({ stack, syncedLargeOperator }: BenchContext) {
   console.log(`\n== data pages (operator ${LARGE_OPERATOR_ID}: ${copy!.charges.toLocaleString("en-US")} charges, ${copy!.charge_points} charge points in the copy; sync ${synced.outcome}) ==`);
   const timePage = async (name: string, pathAndQuery: string, count = 30) => {
     const samples: number[] = [];
-    for (let i = 0; i < count + 3; i++) {
+    const get = async () => {
       const t0 = performance.now();
       const response = await fetch(`${stack.env.APP_URL}${pathAndQuery}`, { headers: { cookie: install.sessionCookie } });
       await response.text();
       if (response.status !== 200) throw new Error(`${pathAndQuery}: HTTP ${response.status}`);
-      samples.push(performance.now() - t0);
-    }
-    summary(name, samples.slice(3)); // the first runs warm the server
+      return performance.now() - t0;
+    };
+    for (let i = 0; i < 3; i++) await get(); // the first runs warm the server
+    // Three blocks of count / 3 requests: the app's CPU per page of each, and the latency of all.
+    await appCpuPerRequest(name, stack.appPid, count / 3, async () => {
+      for (let i = 0; i < count / 3; i++) samples.push(await get());
+    });
+    summary(name, samples);
   };
   const deepPage = Math.floor(copy!.charges / 100) - 1;
   await timePage("GET /dashboard/sessions (first 25)", "/dashboard/sessions");

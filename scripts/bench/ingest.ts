@@ -12,13 +12,11 @@
 // The load is generated here with a plain node:http client on a keep-alive agent (one connection
 // per concurrent sender, reused), the way a delivery service with a connection pool sends; fetch's
 // own cost per request is not part of what is measured.
-import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { type BenchContext, percentile } from "./lib";
+import { type BenchContext, appCpuMs as cpuMs, percentile } from "./lib";
 import { startProcess, stopProcess, waitForHttp } from "../lib/processes";
 import { closeSql, sql } from "../../tests/helpers/stack";
 import { computeWebhookSignature } from "../../lib/webhooks/signature";
@@ -51,27 +49,7 @@ function spread(values: number[], digits = 0): string {
 const loadNow = () => os.loadavg()[0]!;
 const cores = os.availableParallelism();
 
-// ----- the app server's CPU time, from /proc (Linux); NaN elsewhere ------------------------------
-
-const CLOCK_TICKS = (() => {
-  try {
-    return Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-
-/** User + system CPU time of a process, in ms. */
-function cpuMs(pid: number | undefined): number {
-  if (!pid) return NaN;
-  try {
-    // After "(comm)", fields from the 3rd on: utime and stime are the 14th and 15th.
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-  } catch {
-    return NaN;
-  }
-}
+// The app server's CPU time (from /proc, Linux; NaN elsewhere): scripts/bench/lib.ts (appCpuMs).
 
 // ----- deliveries ---------------------------------------------------------------------------------
 

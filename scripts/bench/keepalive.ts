@@ -35,16 +35,16 @@ if (!Number.isInteger(KEEPALIVE_IDP_LATENCY_MS) || KEEPALIVE_IDP_LATENCY_MS < 0 
 export async function keepalive({ stack, dataDir }: BenchContext) {
   // Keep-alive's fan-out (lib/jobs/) at the issue's scale: KEEPALIVE_INSTALLS installs, every grant
   // due at once, refreshed by one worker process and then by two (the real `npm run worker` entry
-  // point, keep-alive jobs only, JOB_CONCURRENCY each), against the sandbox's identity provider
+  // point, keep-alive jobs only, KEEP_ALIVE_CONCURRENCY each), against the sandbox's identity provider
   // holding each refresh KEEPALIVE_IDP_LATENCY_MS. Each run is measured for a fixed time from the
   // fan-out's first job: the grants refreshed by then, per minute. The due state is reset in between.
   // Targets: two workers clearly faster than one; 0 chain revocations; 0 failed jobs; none refreshed twice.
   const { keepAliveDueQuery, KEEP_ALIVE_HORIZON_MS } = await import("../../lib/jobs/keep-alive");
   const { env: appEnv } = await import("../../lib/env");
-  const { JOB_CONCURRENCY, REFRESH_CONCURRENCY } = appEnv();
+  const { KEEP_ALIVE_CONCURRENCY, REFRESH_CONCURRENCY } = appEnv();
   console.log(
     `\n== keep-alive fan-out (${KEEPALIVE_INSTALLS.toLocaleString("en-US")} installs all due at once; identity provider latency ${KEEPALIVE_IDP_LATENCY_MS} ms;` +
-      ` ${KEEPALIVE_SECONDS} s measured per run; JOB_CONCURRENCY=${JOB_CONCURRENCY}, REFRESH_CONCURRENCY=${REFRESH_CONCURRENCY} per worker) ==`,
+      ` ${KEEPALIVE_SECONDS} s measured per run; KEEP_ALIVE_CONCURRENCY=${KEEP_ALIVE_CONCURRENCY}, REFRESH_CONCURRENCY=${REFRESH_CONCURRENCY} per worker) ==`,
   );
   const t0 = performance.now();
   const bulk = await bulkInstalls({ count: KEEPALIVE_INSTALLS, charges: 0 });

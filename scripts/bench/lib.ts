@@ -1,6 +1,9 @@
 // What the bench's sections share (scripts/bench.ts runs them, scripts/bench/sections.ts lists them):
 // the context each section is given, the operators each one installs, the budget window, and the
 // helpers that print figures. A helper only one section uses lives in that section's file.
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { startProcess, stopProcess, waitForHttp } from "../lib/processes";
@@ -46,8 +49,14 @@ export type BenchContext = {
   syncedLargeOperator: () => Promise<{ install: Install; synced: { outcome: string } }>;
 };
 
-/** A section: in process (before the stack starts), or against the stack. */
-export type Section = { name: string; inProcess: true; run: () => void } | { name: string; inProcess?: false; run: (context: BenchContext) => Promise<void> };
+/**
+ * A section: in process (before the stack starts), against the stack before any request reached the
+ * app (`beforeTraffic`: what an idle server costs), or against the stack.
+ */
+export type Section =
+  | { name: string; inProcess: true; run: () => void }
+  | { name: string; inProcess?: false; beforeTraffic: true; run: (stack: Stack) => Promise<void> }
+  | { name: string; inProcess?: false; beforeTraffic?: false; run: (context: BenchContext) => Promise<void> };
 
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
@@ -97,4 +106,84 @@ export function largeOperatorCopy(stack: Stack): BenchContext["syncedLargeOperat
       const synced = resultOf<{ outcome: string }>(await runAppWorker(["sync", install.installRowId, "100"], { ...(stack.env as Record<string, string>), LOG_LEVEL: "warn" }));
       return { install, synced };
     })());
+}
+
+/** Clock ticks a second (`getconf CLK_TCK`; 100 on Linux almost everywhere). */
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/**
+ * The app server's CPU time so far (user + system), in ms, from /proc/<pid>/stat (Linux only; NaN
+ * elsewhere). The standalone server is one process, so its own counters are the app's whole CPU.
+ * Read before and after N requests, the difference over N is the app's CPU per request: what a page
+ * costs the server, whatever the bench's own process and the database spent meanwhile.
+ */
+export function appCpuMs(pid: number | undefined): number {
+  if (!pid) return NaN;
+  try {
+    // Fields after the command name (which may hold spaces, so split after its closing parenthesis):
+    // utime and stime are the 14th and 15th fields, in clock ticks.
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(")").at(-1)!.trim().split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return NaN;
+  }
+}
+
+/** The app server's resident memory (VmRSS, MiB) from /proc/<pid>/status; NaN off Linux. */
+export function appRssMiB(pid: number | undefined): number {
+  if (!pid) return NaN;
+  try {
+    const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmRSS:"));
+    return Number(line?.split(/\s+/)[1]) / 1024;
+  } catch {
+    return NaN;
+  }
+}
+
+/** The load average over 1, 5 and 15 minutes, as a figure of how quiet the machine was. */
+export function loadAverage(): string {
+  return os.loadavg().map((n) => n.toFixed(2)).join(" ");
+}
+
+/**
+ * App CPU per request over REPEATS blocks of `requestsPerBlock` requests (each block: `run` sends
+ * them): the median and range of the blocks, and the load average at the end. `run` is awaited per
+ * block; the blocks are the repetitions the figure's spread comes from.
+ */
+export async function appCpuPerRequest(
+  name: string,
+  pid: number | undefined,
+  requestsPerBlock: number,
+  run: () => Promise<void>,
+  repeats = 3,
+): Promise<number> {
+  const perRequest: number[] = [];
+  for (let i = 0; i < repeats; i++) {
+    const before = appCpuMs(pid);
+    await run();
+    perRequest.push((appCpuMs(pid) - before) / requestsPerBlock);
+  }
+  const sorted = [...perRequest].sort((a, b) => a - b);
+  const median = sorted[Math.floor(sorted.length / 2)]!;
+  console.log(
+    `${`app CPU: ${name}`.padEnd(44)} ${median.toFixed(2).padStart(8)} ms/request (median of ${repeats} x ${requestsPerBlock};` +
+      ` range ${sorted[0]!.toFixed(2)}-${sorted.at(-1)!.toFixed(2)})  load ${loadAverage()}`,
+  );
+  return median;
+}
+
+/** Runs `count` calls of `one`, `concurrency` at a time. */
+export async function concurrently(count: number, concurrency: number, one: (n: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, count) }, async () => {
+      while (next < count) await one(next++);
+    }),
+  );
 }

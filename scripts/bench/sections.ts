@@ -3,6 +3,7 @@
 import { budget } from "./budget";
 import { staffConsole } from "./console";
 import { dataPages } from "./data-pages";
+import { idleMemory } from "./idle-memory";
 import { webhookIngest } from "./ingest";
 import { keepalive } from "./keepalive";
 import type { Section } from "./lib";
@@ -15,6 +16,8 @@ import { sync } from "./sync";
 
 export const SECTIONS: readonly Section[] = [
   { name: "primitives", inProcess: true, run: primitives },
+  // Before any request: what the idle server holds.
+  { name: "idle-memory", beforeTraffic: true, run: idleMemory },
   { name: "stampede", run: stampede },
   { name: "storm", run: storm },
   { name: "budget", run: budget },

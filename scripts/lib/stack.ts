@@ -31,6 +31,8 @@ export type StackOptions = {
   sharedBuild?: Promise<void>;
   /** appMode "start": told once this stack's build is ready to serve, so that another stack can share it. */
   onBuilt?: () => void;
+  /** appMode "start": NODE_OPTIONS for the app's server only (the bench's BENCH_APP_NODE_OPTIONS, e.g. `--cpu-prof`). */
+  appNodeOptions?: string;
   quiet?: boolean;
 };
 
@@ -141,7 +143,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         options.onBuilt?.();
       }
       app = startProcess("app", process.execPath, [serverJs], {
-        env: { ...buildEnv, PORT: appPort, HOSTNAME: appHost },
+        env: { ...buildEnv, PORT: appPort, HOSTNAME: appHost, ...(options.appNodeOptions ? { NODE_OPTIONS: options.appNodeOptions } : {}) },
         quiet: options.quiet,
         logFile: path.join(logDir, "app.log"),
       });

@@ -16,6 +16,11 @@ const { PrismaClient } = await import("@/lib/db/generated/client");
 const { env } = await import("@/lib/env");
 
 const TOTAL = 10_000;
+/**
+ * What a row of the list may cost the page, in bytes of HTML and payload: about 2,750 as each row is
+ * sent now (its markup once, its strings in the payload); 4,750 when its markup was sent twice.
+ */
+const BYTES_PER_ROW = 3_500;
 const FIRST = 10;
 
 /** A Prisma client that counts the SQL statements it sends (Prisma's query events: one per statement). */
@@ -278,5 +283,18 @@ describe("the page over HTTP", () => {
     expect(page.html).not.toContain(grant!.access_token_encrypted.slice(-24));
     const none = await visit("/admin?q=nothing-matches-this");
     expect(none.html).toContain('data-testid="installs-no-match"');
+  });
+
+  it("a row reaches the browser once, as HTML, with only the strings it shows in the page's payload", async () => {
+    const hundred = await visit("/admin?perPage=100");
+    const quarter = await visit("/admin?perPage=25");
+    expect(rows(hundred.html)).toHaveLength(100);
+    // The row's markup (its test ids, its class names) is in the HTML and nowhere else: the React
+    // payload the page carries holds the row's strings, not a second copy of its elements.
+    expect(hundred.html.split("install-link").length - 1).toBe(100);
+    expect(hundred.html.split("font-mono text-brand-700").length - 1).toBe(100);
+    // What one row costs the page, HTML and payload together (75 rows more, same page otherwise).
+    const perRow = (Buffer.byteLength(hundred.html) - Buffer.byteLength(quarter.html)) / 75;
+    expect(perRow, `${perRow.toFixed(0)} bytes a row`).toBeLessThan(BYTES_PER_ROW);
   });
 });

@@ -17,6 +17,13 @@ import { armApiFault, clearApiFaults, closeSql, control, installViaPortal, opera
 beforeEach(resetWorld);
 afterAll(closeSql);
 
+/**
+ * What one keep-alive refresh sends to PostgreSQL from the app's process (see the test that counts
+ * them): 9; it was 12 while the grant, its install and its refresh token were three reads under the
+ * lock, and closing the circuit and asking about its alert were two statements.
+ */
+const STATEMENTS_PER_KEEP_ALIVE_REFRESH = 9;
+
 const workers = new Set<ChildProcess>();
 afterEach(async () => {
   for (const child of workers) {
@@ -302,6 +309,54 @@ describe("workers in separate processes", () => {
     expect((await jobs("keep-alive.install")).map((job) => job.output?.outcome)).toEqual(Array(20).fill("refreshed"));
     // Nothing is due any more.
     expect(resultOf(await runAppWorker(["fan-out", "keep-alive"]))).toEqual({ due: 0, enqueued: 0 });
+  });
+});
+
+describe("keep-alive's own concurrency and cost", () => {
+  it("KEEP_ALIVE_CONCURRENCY: keep-alive refreshes run that many at once, whatever JOB_CONCURRENCY says", async () => {
+    const installs = [];
+    for (let i = 0; i < 6; i++) installs.push(await installViaPortal(1001 + i, { clientAddress: `198.51.100.${i + 1}` }));
+    await sql("UPDATE installs SET last_reconciled_at = now()");
+    await sql("UPDATE token_grants SET refresh_token_expires_at = now() + interval '1 day'");
+    // Each refresh waits 1.5 s at the identity provider: one at a time would take 9 s.
+    await control("POST", "/faults", { tokenEndpoint: { mode: "delay", count: 100, delayMs: 1_500 } });
+    try {
+      startWorker({ JOB_CONCURRENCY: "1", KEEP_ALIVE_CONCURRENCY: "6", WORKER_JOBS: "keep-alive" });
+      await until("every grant refreshed", () => sql<{ version: number }>("SELECT version FROM token_grants"), (rows) => rows.every((row) => row.version >= 2), 40_000);
+      const done = await until("the queue drained", () => jobs("keep-alive.install"), (rows) => rows.length === 6 && rows.every((job) => job.state === "completed"));
+      // The most jobs under way at one instant: refreshes overlapped, so keep-alive did not take JOB_CONCURRENCY (1).
+      const overlapAt = (at: number) => done.filter((job) => job.started_on!.getTime() <= at && job.completed_on!.getTime() > at).length;
+      const mostAtOnce = Math.max(...done.map((job) => overlapAt(job.started_on!.getTime())));
+      expect(mostAtOnce).toBeGreaterThanOrEqual(3);
+      expect(done.map((job) => job.output?.outcome)).toEqual(Array(6).fill("refreshed"));
+    } finally {
+      await control("DELETE", "/faults");
+    }
+  });
+
+  it("one keep-alive refresh costs the app a handful of SQL statements (counted on the wire), not one per helper", async () => {
+    const { installRowId } = await installViaPortal(1001);
+    await sql("UPDATE token_grants SET refresh_token_expires_at = now() + interval '1 day' WHERE install_row_id = $1", [installRowId]);
+    const { keepInstallAlive } = await import("@/lib/jobs/keep-alive");
+    // Every statement this process sends (Prisma's through its pg adapter, the refresh lock's own),
+    // counted where they all pass: node-postgres's Client#query. The helpers' `sql` is not used meanwhile.
+    const sent: string[] = [];
+    const query = pg.Client.prototype.query;
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const text = typeof args[0] === "string" ? args[0] : (args[0] as { text?: string })?.text;
+      sent.push(String(text).replace(/\s+/g, " ").slice(0, 100));
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof query;
+    try {
+      expect(await keepInstallAlive(installRowId)).toBe("refreshed");
+    } finally {
+      pg.Client.prototype.query = query;
+    }
+    // The due check, the lock and its release, the circuit's check, the grant read under the lock, the
+    // marker, the new pair, the circuit's close-if-open with its incident check, and the history row
+    // (lib/oauth/refresh.ts).
+    expect(sent, sent.join("\n")).toHaveLength(STATEMENTS_PER_KEEP_ALIVE_REFRESH);
+    expect((await sql<{ version: number }>("SELECT version FROM token_grants WHERE install_row_id = $1", [installRowId]))[0]!.version).toBe(2);
   });
 });
 

@@ -154,3 +154,50 @@ describe("a staff account removed from STAFF_USERS", () => {
     }
   });
 });
+
+describe("one session read per page", () => {
+  it("the layout and the page share one read of the session (cookie decrypted, row checked) per request, operator and staff", async () => {
+    const { sessionCookie } = await installViaPortal(1001);
+    const staff = await staffCookie();
+    // A server of the same build with LOG_LEVEL=debug, whose log says "session read" at each read
+    // (lib/auth/request-session.ts): counted around each request.
+    const port = await freePort();
+    const serverJs = path.resolve(process.env.NEXT_DIST_DIR || ".next", "standalone", "server.js");
+    const child = spawn(process.execPath, [serverJs], {
+      env: { ...process.env, NODE_ENV: "production", PORT: String(port), HOSTNAME: "127.0.0.1", __NEXT_PROCESSED_ENV: "true", LOG_LEVEL: "debug" },
+      stdio: ["ignore", "pipe", "ignore"],
+    });
+    let log = "";
+    child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (log += chunk));
+    const reads = () => log.split("\n").filter((line) => line.includes('"msg":"session read"'));
+    try {
+      const appUrl = `http://127.0.0.1:${port}`;
+      for (let i = 0; !(await fetch(`${appUrl}/api/health`).catch(() => undefined))?.ok; i++) {
+        if (i > 300) throw new Error("the second server did not start");
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const readsFor = async (pagePath: string, cookie: string, expectText: string) => {
+        const before = reads().length;
+        const response = await fetch(`${appUrl}${pagePath}`, { headers: { Cookie: cookie }, redirect: "manual" });
+        expect(response.status).toBe(200);
+        expect(await response.text()).toContain(expectText);
+        await new Promise((resolve) => setTimeout(resolve, 200)); // the log line's write
+        return reads().slice(before);
+      };
+      // The dashboard's layout and its Overview page both ask for the operator: one read.
+      const operatorReads = await readsFor("/dashboard", sessionCookie, 'data-testid="install-status"');
+      expect(operatorReads).toHaveLength(1);
+      expect(operatorReads[0]).toContain('"kind":"operator"');
+      // The console's layout and its install list both call requireStaff(): one read.
+      const staffReads = await readsFor("/admin", staff, 'data-testid="count-total"');
+      expect(staffReads).toHaveLength(1);
+      expect(staffReads[0]).toContain('"kind":"staff"');
+      // The next request reads its own cookie again (nothing is kept between requests).
+      expect(await readsFor("/admin", staff, 'data-testid="count-total"')).toHaveLength(1);
+      // The cookie itself never reaches the line.
+      expect(log).not.toContain(sessionCookie.split("=")[1]!);
+    } finally {
+      child.kill("SIGTERM");
+    }
+  });
+});

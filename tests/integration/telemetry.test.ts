@@ -36,7 +36,8 @@ function keep(...values: (string | null | undefined)[]) {
 
 beforeAll(async () => {
   // Nothing configured (this process has no OTEL_* variable): nothing is started, the API stays a no-op.
-  const { startTelemetry, createTelemetrySdk } = await import("@/lib/telemetry/setup");
+  const { startTelemetry } = await import("@/lib/telemetry/setup");
+  const { createTelemetrySdk } = await import("@/lib/telemetry/sdk");
   const noop = await startTelemetry("app");
   expect((trace.getTracerProvider() as ProxyTracerProvider).getDelegate().constructor.name).toBe("NoopTracerProvider");
   expect(metrics.getMeterProvider().constructor.name).toBe("NoopMeterProvider");

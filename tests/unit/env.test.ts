@@ -2,7 +2,9 @@
 import { readFileSync } from "node:fs";
 import { parseEnv } from "node:util";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { environmentProblems, oauthIssuerSchema, partnerApiBaseUrlSchema } from "@/lib/env";
+import { jobsShape } from "@/lib/env/jobs";
 import { generateLocalEnv } from "../../scripts/lib/local-env";
 
 describe("OAUTH_ISSUER", () => {
@@ -142,5 +144,24 @@ describe("JOB_EXPIRE_SECONDS", () => {
 
   it.each(["keep-alive", "keep-alive=0", "sync=86401", "sync=1.5", "sync=-5", "payments=60", "keep-alive:300"])("refuses %j, naming the form", (value) => {
     expect(problemsWith(value)).toEqual([expect.stringContaining("<keep-alive|reconcile|sync|retention>=<seconds, 1-86400>")]);
+  });
+});
+
+describe("KEEP_ALIVE_CONCURRENCY", () => {
+  const local = generateLocalEnv({ app: 3000, sandbox: 4010 });
+  const problemsWith = (value: string | undefined) =>
+    environmentProblems({ ...local, KEEP_ALIVE_CONCURRENCY: value }).filter((p) => p.startsWith("KEEP_ALIVE_CONCURRENCY"));
+
+  it("is keep-alive's own number, apart from JOB_CONCURRENCY: 25 when unset, 1 to 200 when set", () => {
+    expect(problemsWith(undefined)).toEqual([]);
+    const jobs = z.object(jobsShape);
+    expect(jobs.parse({})).toMatchObject({ KEEP_ALIVE_CONCURRENCY: 25, JOB_CONCURRENCY: 10 });
+    expect(jobs.parse({ KEEP_ALIVE_CONCURRENCY: "80", JOB_CONCURRENCY: "4" })).toMatchObject({ KEEP_ALIVE_CONCURRENCY: 80, JOB_CONCURRENCY: 4 });
+    expect(problemsWith("1")).toEqual([]);
+    expect(problemsWith("200")).toEqual([]);
+  });
+
+  it.each(["0", "201", "2.5", "-3", "many"])("refuses %j at start-up", (value) => {
+    expect(problemsWith(value)).toHaveLength(1);
   });
 });

@@ -4,9 +4,8 @@ import Link from "next/link";
 import { DataTable } from "@/app/components/data-table";
 import { PageSizeLinks, Pagination, rangeText } from "@/app/dashboard/_components/pagination";
 import { PER_PAGE_CHOICES, type InstallList, type InstallListItem, type InstallListQuery } from "@/lib/admin/install-list";
-import { formatTime } from "../../format";
-import { StatusBadge } from "../../status-badge";
-import { SYNC_HEALTH_LABEL, SyncHealthWords, TOKEN_HEALTH_LABEL, TokenHealthWords } from "./health-words";
+import { formatDistance, formatTime } from "../../format";
+import { InstallRow, type InstallRowView, type Shown } from "./install-row";
 import { installListHref } from "./list-href";
 
 export function InstallTable({ list, query }: { list: InstallList; query: InstallListQuery }) {
@@ -48,7 +47,7 @@ export function InstallTable({ list, query }: { list: InstallList; query: Instal
           ]}
         >
           {list.items.map((install) => (
-            <InstallRow key={install.id} install={install} now={list.asOf} />
+            <InstallRow key={install.id} row={rowView(install, list.asOf)} />
           ))}
         </DataTable>
       )}
@@ -62,49 +61,35 @@ function operatorLabel(install: InstallListItem): string {
   return install.operatorName ?? `Operator ${install.operatorId}`;
 }
 
-function InstallRow({ install, now }: { install: InstallListItem; now: Date }) {
-  return (
-    <tr data-install-row={install.id}>
-      <td className="px-3 py-2">
-        <Link href={`/admin/installs/${install.id}`} className="font-mono text-brand-700 hover:underline" data-testid="install-link">
-          {install.installId ?? "pending"}
-        </Link>
-        {install.slug ? (
-          <div className="break-words text-xs text-slate-600" data-testid="install-slug">
-            {install.slug}
-          </div>
-        ) : null}
-        {/* On phones: the operator here, its column is hidden. */}
-        <div className="break-words text-xs text-slate-700 md:hidden">{operatorLabel(install)}</div>
-      </td>
-      <td className="hidden px-3 py-2 md:table-cell">
-        {install.operatorName ? <div className="break-words">{install.operatorName}</div> : null}
-        <div className="font-mono text-xs text-slate-500" data-testid="operator-id">
-          {install.operatorId}
-        </div>
-      </td>
-      <td className="px-3 py-2">
-        <StatusBadge status={install.status} />
-        <div className="mt-1 text-xs text-slate-500" title={formatTime(install.statusChangedAt)}>
-          since {formatTime(install.statusChangedAt).slice(0, 10)}
-        </div>
-        {/* On phones: the health words here, their columns are hidden. */}
-        <div className="mt-1 space-y-0.5 text-xs sm:hidden">
-          <div>Tokens: {TOKEN_HEALTH_LABEL[install.tokenHealth]}</div>
-          <div>Sync: {SYNC_HEALTH_LABEL[install.syncHealth]}</div>
-        </div>
-      </td>
-      <td className="hidden px-3 py-2 sm:table-cell">
-        <TokenHealthWords install={install} now={now} />
-      </td>
-      <td className="hidden px-3 py-2 sm:table-cell">
-        <SyncHealthWords install={install} now={now} />
-      </td>
-      <td className="hidden whitespace-nowrap px-3 py-2 lg:table-cell" title={formatTime(install.createdAt)}>
-        {formatTime(install.createdAt).slice(0, 16)}
-      </td>
-    </tr>
-  );
+/** A time in words from `now` (`access in 55 min`), with its exact value on hover. */
+function shown(prefix: string, at: Date, now: Date): Shown {
+  return { text: `${prefix} ${formatDistance(at, now)}`, title: formatTime(at) };
+}
+
+/**
+ * What the row shows, written here on the server with the page's one `now` (./install-row.tsx says
+ * why the row takes strings): nothing of the install that the row does not show.
+ */
+function rowView(install: InstallListItem, now: Date): InstallRowView {
+  const { accessTokenExpiresAt: access, refreshTokenExpiresAt: refresh, refreshStartedAt, syncedAt, lastSyncRunAt } = install;
+  return {
+    id: install.id,
+    install: install.installId === null ? "pending" : String(install.installId),
+    slug: install.slug,
+    operatorName: install.operatorName,
+    operatorLabel: operatorLabel(install),
+    operatorId: install.operatorId,
+    status: install.status,
+    since: { text: `since ${formatTime(install.statusChangedAt).slice(0, 10)}`, title: formatTime(install.statusChangedAt) },
+    created: { text: formatTime(install.createdAt).slice(0, 16), title: formatTime(install.createdAt) },
+    tokenHealth: install.tokenHealth,
+    refreshUnknown: refreshStartedAt ? `refresh outcome unknown since ${formatTime(refreshStartedAt)}` : null,
+    access: access ? shown(access <= now ? "access expired" : "access", access, now) : null,
+    refresh: access && refresh ? shown(refresh <= now ? "refresh expired" : "refresh", refresh, now) : null,
+    syncHealth: install.syncHealth,
+    complete: syncedAt ? shown("complete as of", syncedAt, now) : null,
+    lastRun: install.syncHealth === "failing" && lastSyncRunAt ? shown("last run", lastSyncRunAt, now) : null,
+  };
 }
 
 function EmptyState({ testId, title, children }: { testId: string; title: string; children: React.ReactNode }) {

@@ -145,6 +145,7 @@ describe("prisma/migrations against prisma/schema.prisma", () => {
     ).toEqual([
       "index installs.gone_idx: listed as made on purpose, but not in the database",
       "index installs.installs_one_live_per_operator: in the database, not in the schema",
+      "index sync_latest.sync_latest_failed_idx: in the database, not in the schema",
     ]);
   });
 });

@@ -63,7 +63,7 @@ export async function storm({ stack, startSecondApp }: BenchContext) {
   const repeat = async (label: string, appUrls: string[]) => {
     await allPagesAtOnce(appUrls); // warms the server(s) and their connections
     const reps: Repetition[] = [];
-    let failed = 0;
+    const failed = { baseline: 0, storm: 0 };
     let pages = 0;
     let tokenCalls = 0;
     let revocations = 0;
@@ -83,8 +83,9 @@ export async function storm({ stack, startSecondApp }: BenchContext) {
         [installRowIds, stormStarted],
       );
       reps.push({ baselineS: baseline.lastS, stormS: stormRun.lastS, idpS: (fastest?.ms ?? NaN) / 1000, load: loadNow() });
-      failed += baseline.failed + stormRun.failed;
-      pages += 2 * installs.length * STORM_PAGES_PER_INSTALL;
+      failed.baseline += baseline.failed;
+      failed.storm += stormRun.failed;
+      pages += installs.length * STORM_PAGES_PER_INSTALL;
       tokenCalls += after.calls.refresh_token - before.calls.refresh_token;
       revocations += after.chain_revocations - before.chain_revocations;
       mostInFlight = Math.max(mostInFlight, after.max_refreshes_in_flight);
@@ -99,7 +100,7 @@ export async function storm({ stack, startSecondApp }: BenchContext) {
     printVerdict("ratio, same run: storm / (baseline + identity provider)", reps.map((r) => r.stormS / (r.baselineS + r.idpS)), { max: 1 });
     console.log(
       `${"".padEnd(52)} token calls=${tokenCalls} (${STORM_INSTALLS} per storm expected)  chain revocations=${revocations}` +
-        `  failed pages=${failed} of ${pages}  most refreshes at once=${mostInFlight}`,
+        `  failed pages: baseline ${failed.baseline} of ${pages}, storm ${failed.storm} of ${pages}  most refreshes at once=${mostInFlight}`,
     );
   };
 

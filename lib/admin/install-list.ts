@@ -8,8 +8,11 @@
 //   2. the counts: per state, all installs and those that match the search and filters.
 //
 // Token health and sync health are not stored anywhere: they are derived from token_grants,
-// sync_checkpoints and sync_runs at read time, with the definitions below (TOKEN_HEALTHS,
+// sync_checkpoints and sync_latest at read time, with the definitions below (TOKEN_HEALTHS,
 // SYNC_HEALTHS), so they can never disagree with the tables the token lifecycle and the sync write.
+// None of them is a history: sync_latest keeps each install's latest finished run per resource
+// (lib/sync/latest.ts, written in the transaction that ends the run), so the "sync failing" filter and
+// its counts cost the same however many runs sync_runs keeps, and do not need sync_runs at all.
 //
 // Pagination is by offset, not keyset: staff jump to a page number and sort by computed columns
 // (the last sync), which a keyset cannot follow. The cost of an offset is reading the rows it skips
@@ -45,10 +48,11 @@ export type TokenHealth = (typeof TOKEN_HEALTHS)[number];
  * Sync health, first that applies (lib/sync writes the tables these read):
  * - paused: the install is not ACTIVE, so lib/sync does not sync it (contract §7: a flagged install
  *   is not called; a revoked one cannot be).
- * - failing: the install's latest finished sync failed: one of the finished runs that share the
- *   latest started_at has outcome "failed" (one sync's runs share started_at, and a resource that
- *   failed is recorded even when the others went on: lib/sync/index.ts). Runs still "running" do
- *   not count (nor one whose process died before it could record an outcome).
+ * - failing: the install's latest finished sync failed: of each resource's latest finished run
+ *   (sync_latest), one of those that share the latest started_at has outcome "failed" (one sync's
+ *   runs share started_at, and a resource that failed is recorded even when the others went on:
+ *   lib/sync/index.ts). Runs still "running" do not count (nor one whose process died before it could
+ *   record an outcome): only a run's end writes sync_latest.
  * - never: no resource's pass has ever ended (no sync_checkpoints.last_pass_ended_at).
  * - lagging: some resource's copy is older than SYNC_LAG_INTERVALS × SYNC_INTERVAL_MINUTES, or has
  *   not finished its first pass while others have.
@@ -201,24 +205,37 @@ function tokenHealthSql(clock: Clock): Prisma.Sql {
     ELSE 'healthy' END`;
 }
 
-/** Sync health of `i` with its checkpoints `cp` and latest finished sync `ls` (definitions at SYNC_HEALTHS). */
+// The installs whose latest finished sync failed (SYNC_HEALTHS, failing), read from the failed rows of
+// sync_latest only (its partial index sync_latest_failed_idx, about 1 row in 100), each checked through
+// the primary key against its install's other resources: is it the latest sync? So its cost follows
+// the number of failing installs, not the number of installs, and no run history is read. Used as
+// `i.id IN (...)`: the planner starts a "sync failing" page from these few rows, and evaluates the
+// counts' and the health's condition against them hashed once. The check is a correlated max(), not a
+// NOT EXISTS: the planner turns a NOT EXISTS into an anti join that reads the whole of sync_latest
+// (a seq scan, 3 rows per install), while a max() stays a few index reads per failed row (measured
+// with `npm run bench -- console`).
+const FAILING_INSTALLS = Prisma.sql`
+  SELECT f.install_row_id FROM sync_latest f
+  WHERE f.outcome = 'failed'
+    AND f.started_at = (SELECT max(l.started_at) FROM sync_latest l WHERE l.install_row_id = f.install_row_id)`;
+const IS_FAILING = Prisma.sql`(i.status = 'ACTIVE' AND i.id IN (${FAILING_INSTALLS}))`;
+
+/** Sync health of `i` with its checkpoints `cp` (definitions at SYNC_HEALTHS). */
 function syncHealthSql(clock: Clock): Prisma.Sql {
   return Prisma.sql`CASE
     WHEN i.status <> 'ACTIVE' THEN 'paused'
-    WHEN ls.outcome = 'failed' THEN 'failing'
+    WHEN i.id IN (${FAILING_INSTALLS}) THEN 'failing'
     WHEN cp.last_ended_at IS NULL THEN 'never'
     WHEN cp.synced_at IS NULL OR cp.synced_at < ${clock.syncCutoff} THEN 'lagging'
     ELSE 'up_to_date' END`;
 }
 
-// The install's sync state, per install row: two lateral subqueries, each answered by an index
-// (sync_checkpoints' primary key starts with install_row_id; sync_runs has (install_row_id,
-// started_at)), so they cost a few index reads per install they are computed for, however many runs
-// sync_runs keeps. The latest finished sync: the index read backwards gives the newest started_at
-// first, and only the runs sharing it are sorted (an incremental sort: a failed one first), so one
-// row answers "did the latest sync fail?". (An EXISTS over the runs sharing that started_at, the
-// obvious way to write it, was planned as a scan of all the install's runs: the sync-health counts
-// took 6 to 9 s at 10,000 installs with a day of runs, against 0.5 s this way; bench section "console".)
+// The install's sync state, per install row: lateral subqueries over the install's few rows of
+// sync_checkpoints and sync_latest (both keyed by (install_row_id, resource)): one row per resource,
+// whatever the history. The checkpoints are joined wherever a sync health is computed; the latest
+// sync's start (the page's "last sync" column) only for the rows a page shows. (Reading each install's
+// latest run from sync_runs instead made the "sync failing" filter grow with the installs: 379 ms at
+// 10,000 installs with a day of runs, and its counts 773 ms; bench section "console".)
 const CHECKPOINTS_JOIN = Prisma.sql`
   LEFT JOIN LATERAL (
     SELECT max(c.last_pass_ended_at) AS last_ended_at,
@@ -227,9 +244,7 @@ const CHECKPOINTS_JOIN = Prisma.sql`
   ) cp ON TRUE`;
 const LATEST_SYNC_JOIN = Prisma.sql`
   LEFT JOIN LATERAL (
-    SELECT r.started_at, r.outcome
-    FROM sync_runs r WHERE r.install_row_id = i.id AND r.outcome <> 'running'
-    ORDER BY r.started_at DESC, r.outcome = 'failed' DESC LIMIT 1
+    SELECT max(l.started_at) AS started_at FROM sync_latest l WHERE l.install_row_id = i.id
   ) ls ON TRUE`;
 const SYNC_JOINS = Prisma.sql`${CHECKPOINTS_JOIN} ${LATEST_SYNC_JOIN}`;
 const GRANT_JOIN = Prisma.sql`LEFT JOIN token_grants g ON g.install_row_id = i.id`;
@@ -285,18 +300,18 @@ export async function fetchInstallList(query: InstallListQuery, { client = db(),
   const conditions: Prisma.Sql[] = [searchCondition(term)];
   if (query.state) conditions.push(Prisma.sql`i.status = ${query.state}::install_status`);
   if (query.token) conditions.push(Prisma.sql`(${tokenHealth}) = ${query.token}`);
-  if (query.sync) conditions.push(Prisma.sql`(${syncHealth}) = ${query.sync}`);
+  // "sync failing" is asked of the failing installs directly (IS_FAILING), not of each install's
+  // health: it needs no join, and the page starts from those few installs.
+  const syncNeedsCheckpoints = Boolean(query.sync) && query.sync !== "failing";
+  if (query.sync === "failing") conditions.push(IS_FAILING);
+  else if (query.sync) conditions.push(Prisma.sql`(${syncHealth}) = ${query.sync}`);
   const where = Prisma.join(conditions, " AND ");
-  const joins = (needs: { grant: boolean; checkpoints: boolean; latestSync: boolean }) =>
-    Prisma.sql`${needs.grant ? GRANT_JOIN : Prisma.empty} ${needs.checkpoints ? CHECKPOINTS_JOIN : Prisma.empty} ${needs.latestSync ? LATEST_SYNC_JOIN : Prisma.empty}`;
-  const countJoins = joins({ grant: Boolean(query.token), checkpoints: Boolean(query.sync), latestSync: Boolean(query.sync) });
+  const joins = (needs: { grant: boolean; checkpoints: boolean }) =>
+    Prisma.sql`${needs.grant ? GRANT_JOIN : Prisma.empty} ${needs.checkpoints ? CHECKPOINTS_JOIN : Prisma.empty}`;
+  const countJoins = joins({ grant: Boolean(query.token), checkpoints: syncNeedsCheckpoints });
   // The page's ids are chosen first with only the joins the filter and the sort need; the health
   // of those rows only is computed after, so a deep page does not compute it for the rows it skips.
-  const pageJoins = joins({
-    grant: Boolean(query.token) || sort.needs === "grant",
-    checkpoints: Boolean(query.sync) || sort.needs === "checkpoints",
-    latestSync: Boolean(query.sync),
-  });
+  const pageJoins = joins({ grant: Boolean(query.token) || sort.needs === "grant", checkpoints: syncNeedsCheckpoints || sort.needs === "checkpoints" });
 
   const readPage = (page: number) =>
     client.$queryRaw<PageRow[]>`

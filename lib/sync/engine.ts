@@ -22,6 +22,7 @@ import { PartnerApiError, apiCounters, currentRunDeadline, fetchListPage } from 
 import { walkPages, type ListPage } from "@/lib/partner-api/paginate";
 import type { SyncConfig } from "./config";
 import { markUnlistedDeleted } from "./deletions";
+import { recordLatestOutcome } from "./latest";
 import { recordId, type SyncResource, type SyncedRow } from "./resource";
 import { OPEN_CHARGE_LOOKBACK_MS, choosePassKind, findIncrementalStart, incrementalTarget, type PassKind } from "./strategy";
 
@@ -250,20 +251,26 @@ export async function syncResource<Row extends SyncedRow>(resource: SyncResource
   } finally {
     summary.requests = apiCounters(installRowId).requests - requestsBefore;
     summary.durationMs = Math.round(performance.now() - startedAt);
-    await db().syncRun.update({
-      where: { id: runRow.id },
-      data: {
-        passKind: summary.passKind,
-        passId: summary.passId,
-        finishedAt: new Date(now.getTime() + summary.durationMs),
-        durationMs: summary.durationMs,
-        pages: summary.pages,
-        recordsUpserted: summary.recordsUpserted,
-        recordsDeleted: summary.recordsDeleted,
-        requests: summary.requests,
-        outcome: summary.outcome,
-        errorKind: summary.reason,
-      },
+    const finishedAt = new Date(now.getTime() + summary.durationMs);
+    // The run's end and its resource's latest outcome (./latest.ts, what the console's "sync failing"
+    // filter reads) in one transaction: both are written, or neither.
+    await db().$transaction(async (tx) => {
+      await tx.syncRun.update({
+        where: { id: runRow.id },
+        data: {
+          passKind: summary.passKind,
+          passId: summary.passId,
+          finishedAt,
+          durationMs: summary.durationMs,
+          pages: summary.pages,
+          recordsUpserted: summary.recordsUpserted,
+          recordsDeleted: summary.recordsDeleted,
+          requests: summary.requests,
+          outcome: summary.outcome,
+          errorKind: summary.reason,
+        },
+      });
+      await recordLatestOutcome(tx, { installRowId, resource: resource.name, startedAt: now, finishedAt, outcome: summary.outcome, errorKind: summary.reason });
     });
     recordSyncRun(resource.name, summary.outcome);
     const level = summary.outcome === "failed" ? "warn" : "info";

@@ -13,10 +13,9 @@
 // per concurrent sender, reused), the way a delivery service with a connection pool sends; fetch's
 // own cost per request is not part of what is measured.
 import http from "node:http";
-import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { type BenchContext, appCpuMs as cpuMs, percentile } from "./lib";
+import { type BenchContext, appCpuMs as cpuMs, cores, loadNow, median, percentile, spread } from "./lib";
 import { startProcess, stopProcess, waitForHttp } from "../lib/processes";
 import { closeSql, sql } from "../../tests/helpers/stack";
 import { computeWebhookSignature } from "../../lib/webhooks/signature";
@@ -31,25 +30,6 @@ const PER_RUN = 1000;
 const BURST = 2000;
 const BURST_REPS = 3;
 
-// ----- figures: a median with its range, and the load beside it ----------------------------------
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
-/** "median (min-max)", each with `digits` decimals. */
-function spread(values: number[], digits = 0): string {
-  const f = (n: number) => (Number.isFinite(n) ? n.toFixed(digits) : "n/a");
-  return `${f(median(values))} (${f(Math.min(...values))}-${f(Math.max(...values))})`;
-}
-
-/** The machine's 1-minute load average now, and its core count (a load above it means queuing). */
-const loadNow = () => os.loadavg()[0]!;
-const cores = os.availableParallelism();
-
-// The app server's CPU time (from /proc, Linux; NaN elsewhere): scripts/bench/lib.ts (appCpuMs).
 
 // ----- deliveries ---------------------------------------------------------------------------------
 

@@ -72,6 +72,51 @@ export function summary(name: string, samplesMs: number[]) {
   );
 }
 
+// ----- figures a skeptic can weigh: a median with its range over repetitions, and the load beside it --
+// A section that times something repeats it (at least 3 times), prints the median with its range
+// (min-max), and the machine's 1-minute load average beside it (os.loadavg(): on a shared machine a
+// figure measured under load says so). A ratio is taken within each repetition (its two sides measured
+// one after the other), then the median of those ratios is printed: a load that comes and goes moves
+// both sides of a ratio together, so a ratio travels between machines better than a time does.
+
+/** Repetitions of a section's timed figures (BENCH_REPS, default 3, at least 3). */
+export const REPS = Number(process.env.BENCH_REPS ?? 3);
+if (!Number.isInteger(REPS) || REPS < 3 || REPS > 50) {
+  console.error("bench: BENCH_REPS must be a whole number from 3 to 50");
+  process.exit(2);
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** "median (min-max)", each with `digits` decimals. */
+export function spread(values: number[], digits = 0): string {
+  const f = (n: number) => (Number.isFinite(n) ? n.toFixed(digits) : "n/a");
+  return `${f(median(values))} (${f(Math.min(...values))}-${f(Math.max(...values))})`;
+}
+
+/** The machine's 1-minute load average now, and its core count (a load above it means queuing). */
+export const loadNow = () => os.loadavg()[0]!;
+export const cores = os.availableParallelism();
+
+/** One figure over the repetitions: its median (min-max) and the load averages they were measured at. */
+export function printSpread(name: string, values: number[], unit: string, loads: number[], digits = 1, width = 52) {
+  console.log(`${name.padEnd(width)} ${spread(values, digits).padStart(22)} ${unit.padEnd(3)}  load ${spread(loads, 2)} (${cores} cores)`);
+}
+
+/** A ratio per repetition against its target: the median decides, and how many repetitions met it is printed beside. */
+export function printVerdict(name: string, values: number[], target: { max: number } | { min: number }, digits = 2, width = 52) {
+  const meets = (value: number) => ("max" in target ? value <= target.max : value >= target.min);
+  const bound = "max" in target ? `<= ${target.max}` : `>= ${target.min}`;
+  const met = values.filter(meets).length;
+  console.log(
+    `${name.padEnd(width)} ${spread(values, digits).padStart(22)}      target ${bound}: ${meets(median(values)) ? "met" : "MISSED"} (median; met in ${met} of ${values.length} repetitions)`,
+  );
+}
+
 export function opsPerSecond(name: string, iterations: number, fn: () => void) {
   for (let i = 0; i < Math.min(1000, iterations); i++) fn(); // warm up
   const started = performance.now();

@@ -4,6 +4,7 @@
 import { expect, test, type Page } from "@playwright/test";
 import { closeSql, resetWorld, sql } from "../helpers/stack";
 import { expectAccessible, requiredEnv, signInAsStaff } from "../helpers/e2e";
+import { recordLatestFromRuns } from "../helpers/sync-latest";
 
 test.beforeEach(resetWorld);
 test.afterAll(closeSql);
@@ -62,6 +63,7 @@ async function seedInstalls(): Promise<Record<number, string>> {
        (gen_random_uuid(), $1, 'charge_points', now() - interval '3 minutes', 'failed')`,
     [byInstallId[7]],
   );
+  await recordLatestFromRuns([byInstallId[7]!]);
   return byInstallId;
 }
 

@@ -10,6 +10,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bulkInstalls, closeSql, resetWorld, sql, stack, storeBulkInstalls } from "../helpers/stack";
 import { signInStaffWithFetch } from "../helpers/staff-sign-in";
+import { recordLatestFromRuns } from "../helpers/sync-latest";
 
 const { fetchInstallList, parseInstallListQuery, DEFAULT_QUERY, SYNC_LAG_INTERVALS } = await import("@/lib/admin/install-list");
 const { PrismaClient } = await import("@/lib/db/generated/client");
@@ -26,8 +27,11 @@ const FIRST = 10;
 /** A Prisma client that counts the SQL statements it sends (Prisma's query events: one per statement). */
 function countingClient() {
   const client = new PrismaClient({ adapter: new PrismaPg({ connectionString: stack.databaseUrl, max: 4 }), log: [{ emit: "event", level: "query" }] });
-  const counter = { statements: 0 };
-  client.$on("query", () => (counter.statements += 1));
+  const counter = { statements: 0, texts: [] as string[] };
+  client.$on("query", (event) => {
+    counter.statements += 1;
+    counter.texts.push(event.query);
+  });
   return { client, counter };
 }
 const counting = countingClient();
@@ -35,7 +39,7 @@ const counting = countingClient();
 async function statementsFor(query: Parameters<typeof fetchInstallList>[0]) {
   const before = counting.counter.statements;
   const list = await fetchInstallList(query, { client: counting.client });
-  return { list, statements: counting.counter.statements - before };
+  return { list, statements: counting.counter.statements - before, texts: counting.counter.texts.slice(before) };
 }
 
 const query = (params: Record<string, string>) => parseInstallListQuery(params);
@@ -99,7 +103,8 @@ beforeAll(async () => {
   // The first sync still under way: nothing has finished yet.
   await checkpoints(j!, [null, null, null]);
   await runs(j!, 1, ["running"]);
-  await sql("ANALYZE installs, token_grants, sync_checkpoints, sync_runs");
+  await recordLatestFromRuns();
+  await sql("ANALYZE installs, token_grants, sync_checkpoints, sync_runs, sync_latest");
   statementsAt[TOTAL] = (await statementsFor(DEFAULT_QUERY)).statements;
 }, 120_000);
 
@@ -120,6 +125,28 @@ describe("bounded queries", () => {
       const { list, statements } = await statementsFor(query(params));
       expect(statements, JSON.stringify(params)).toBe(2);
       expect(list.items.length, JSON.stringify(params)).toBeGreaterThan(0);
+    }
+  });
+
+  it("the sync health filters and their counts read each resource's latest outcome (sync_latest), never the runs' history (sync_runs)", async () => {
+    for (const sync of ["failing", "up_to_date", "lagging", "never", "paused"]) {
+      const { texts } = await statementsFor(query({ sync }));
+      expect(texts, sync).toHaveLength(2);
+      for (const text of texts) expect(text, sync).not.toContain("sync_runs");
+      expect(texts.join("\n"), sync).toContain("sync_latest");
+    }
+    // What the sync writes with each run's end is what they read: with the failing install's runs gone
+    // (a purge of old runs may delete them), it is still failing, and its last sync is still shown.
+    const [{ count }] = (await sql<{ count: number }>("SELECT count(*)::int AS count FROM sync_runs WHERE install_row_id = $1", [known.failing])) as [{ count: number }];
+    expect(count).toBeGreaterThan(0);
+    const kept = await sql("DELETE FROM sync_runs WHERE install_row_id = $1 RETURNING *", [known.failing]);
+    try {
+      const list = await fetchInstallList(query({ sync: "failing" }));
+      expect(ids(list)).toEqual([known.failing]);
+      expect(list.matching).toBe(1);
+      expect(list.items[0]!.lastSyncRunAt).toBeInstanceOf(Date);
+    } finally {
+      await sql("INSERT INTO sync_runs SELECT * FROM jsonb_populate_recordset(NULL::sync_runs, $1::jsonb)", [JSON.stringify(kept)]);
     }
   });
 

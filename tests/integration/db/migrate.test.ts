@@ -126,6 +126,7 @@ describe("applyMigrations", () => {
       "sessions",
       "staff_actions",
       "sync_checkpoints",
+      "sync_latest",
       "sync_runs",
       "token_grants",
       "webhook_deliveries",

@@ -125,7 +125,7 @@ export async function receiveWebhook(
     });
     const outcome = typeof answer === "string" ? answer : answer.outcome;
     if (outcome !== "full") {
-      if (typeof answer !== "string") await enqueueAfterStatement(answer.followUp, envelope.type);
+      if (typeof answer !== "string") await enqueueAfterStatement(answer.followUp, envelope.type, deadline);
       logger.info({ type: envelope.type, outcome }, "webhook received");
       return result(200, outcome);
     }
@@ -177,14 +177,22 @@ export async function receiveWebhook(
  * has already made the work durable (FastPathWithFollowUp in ./handler.ts: for a re-consent, the
  * sweep checks the install at its next run), so a job engine that refuses the job only delays the
  * work: the delivery is answered 2xx, since it is recorded and the service never sends it again
- * (contract §6).
+ * (contract §6). Nor does a slow one hold the answer past the delivery's deadline: the service
+ * stops waiting at 10 s (contract §6) and would count a recorded delivery as failed, so the answer
+ * goes at the deadline and the enqueue finishes, or fails, on its own.
  */
-async function enqueueAfterStatement(followUp: FollowUp, type: string): Promise<void> {
-  try {
-    await enqueueFollowUpAfterCommit(followUp);
-  } catch (error) {
-    logger.warn({ err: error, type, followUp: followUp.kind }, "webhook follow-up not enqueued; the next sweep does its work");
-  }
+async function enqueueAfterStatement(followUp: FollowUp, type: string, deadline: number): Promise<void> {
+  const enqueued = enqueueFollowUpAfterCommit(followUp).then(
+    () => true,
+    (error: unknown) => {
+      logger.warn({ err: error, type, followUp: followUp.kind }, "webhook follow-up not enqueued; the next sweep does its work");
+      return true;
+    },
+  );
+  let timer: NodeJS.Timeout | undefined;
+  const deadlinePassed = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()))));
+  const done = await Promise.race([enqueued, deadlinePassed]).finally(() => clearTimeout(timer));
+  if (!done) logger.warn({ type, followUp: followUp.kind }, "webhook follow-up still being enqueued at the deadline; answered without waiting");
 }
 
 /** Records a delivery that had no effect (for the audit trail); a copy of one already recorded is skipped. */

@@ -342,6 +342,29 @@ describe("the one-statement paths of a re-install, a re-consent, install.revoked
     ]);
   });
 
+  it("a job engine that is slow to take a re-consent's check does not hold the answer past the delivery's deadline", async () => {
+    const first = body(created(9001));
+    await receiveWebhook(enc(first), sign(first));
+    // Another transaction holds the job table: the check's insert waits for it.
+    const holder = new pg.Client({ connectionString: stack.databaseUrl });
+    await holder.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query("LOCK TABLE pgboss.job IN EXCLUSIVE MODE");
+      const again = body(created(9001));
+      const started = Date.now();
+      expect((await receiveWebhook(enc(again), sign(again), new Date(), { arrivedAt: started })).body).toEqual({ status: "processed" });
+      // WEBHOOK_RECORD_DEADLINE_MS is 1 s in this file.
+      expect(Date.now() - started).toBeLessThan(1_500);
+      expect(await sql("SELECT count(*)::int AS n FROM webhook_deliveries WHERE detail = 'install 9001 already known'")).toEqual([{ n: 1 }]);
+      await holder.query("COMMIT");
+    } finally {
+      await holder.end();
+    }
+    // The enqueue, left to finish on its own, lands once the table is free.
+    await expect.poll(async () => (await state()).followUps.length, { timeout: 5_000 }).toBe(1);
+  });
+
   it("install.created answers \"full\" and writes nothing for a stored install that needs re-authorization, or is another operator's", async () => {
     const first = body(created(9001));
     await receiveWebhook(enc(first), sign(first));

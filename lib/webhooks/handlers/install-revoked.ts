@@ -69,8 +69,8 @@ export async function handleInstallRevoked(tx: Tx, envelope: WebhookEnvelope): P
 // status_changed_at are indexed (the sweep's and the console's indexes), so it writes an entry in
 // each of the installs' indexes, about what the first install's INSERT writes.
 // `npm run bench -- ingest` compares the two over HTTP; at concurrency 8 on a loaded machine the
-// ratio spreads widely from one repetition to the next (0.54 to 1.33 in one run, median 1.04): read
-// the median with the range beside it, never one repetition.
+// ratio spreads widely from one repetition to the next (0.54 to 1.33, median 1.04, in one run; 0.35
+// to 1.18, median 0.83, in another): read the median with the range beside it, never one repetition.
 export async function recordInstallRevokedAtOnce(client: Queryable, delivery: DeliveryRecord, envelope: WebhookEnvelope): Promise<FastPathOutcome> {
   const data = InstallRevokedDataSchema.safeParse(envelope.data);
   if (!data.success) return "full"; // the full path refuses it and records why

@@ -132,6 +132,18 @@ export async function enqueueFollowUp(tx: Tx, followUp: FollowUp): Promise<void>
 }
 
 /**
+ * Enqueues a follow-up on its own, for a webhook recorded by one statement that has already
+ * committed (lib/webhooks/receive.ts). The same job as enqueueFollowUp's; not atomic with the
+ * delivery, so the statement that asks for it must make the work durable itself (see FastPathResult
+ * in lib/webhooks/handler.ts). An install with a check already waiting gets no second one.
+ */
+export async function enqueueFollowUpAfterCommit(followUp: FollowUp): Promise<void> {
+  const boss = await jobEngine();
+  const { queue, data, options } = followUpJob(followUp);
+  await boss.send(queue, data, options);
+}
+
+/**
  * A new install's first sync, right after its callback. Not in the callback's transaction: the
  * authorization code is spent by then, so a job engine that is away must not fail the install; the
  * scheduled sync picks the install up within minutes anyway (lib/jobs/kinds.ts).

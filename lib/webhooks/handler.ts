@@ -31,7 +31,15 @@ export type DeliveryRecord = { dedupeKey: string; installId: number | null; deli
 export const STATE_MOVED = "PAF01";
 /** "full": this state needs the full transaction; the statement recorded nothing. */
 export type FastPathOutcome = "processed" | "ignored" | "duplicate" | "full";
-export type FastPath = (client: Queryable, delivery: DeliveryRecord, envelope: WebhookEnvelope) => Promise<FastPathOutcome>;
+/**
+ * A delivery the statement processed whose follow-up the receiver enqueues once the statement has
+ * committed. A statement cannot enqueue a job itself (a job is pg-boss's row, written by pg-boss), so
+ * the statement must also have made the follow-up durable on its own before it returns this: if the
+ * process dies before the job is enqueued, a sweep still does the work (see install-created.ts).
+ */
+export type FastPathWithFollowUp = { outcome: "processed"; followUp: FollowUp };
+export type FastPathResult = FastPathOutcome | FastPathWithFollowUp;
+export type FastPath = (client: Queryable, delivery: DeliveryRecord, envelope: WebhookEnvelope) => Promise<FastPathResult>;
 
 /**
  * One webhook event the app acts on (contract §6 names the events): its `type` as the envelope

@@ -7,7 +7,8 @@
 //      duplicate or a replay has no second effect;
 //   6. the handler for its event type (one file per event in ./handlers, listed in
 //      ./handlers/index.ts), whose follow-up work, if any, is enqueued as a job in that same
-//      transaction (durable: see HandlerResult in ./handler.ts).
+//      transaction (durable: see HandlerResult in ./handler.ts), or, on the one-statement path,
+//      made durable by the statement and enqueued right after it commits (FastPathResult).
 // Each outcome is a status code and a small JSON body with no secret in it. A delivery refused before
 // it could be recorded (steps 1, 2 and 4) is counted for the console's log (./rejections.ts).
 //
@@ -21,7 +22,7 @@ import { db } from "@/lib/db/client";
 import { ConnectionDeadlineError, ingestDb, withConnectionBefore } from "@/lib/db/ingest-pool";
 import { Prisma } from "@/lib/db/generated/client";
 import { env } from "@/lib/env";
-import { enqueueFollowUp } from "@/lib/jobs/enqueue";
+import { enqueueFollowUp, enqueueFollowUpAfterCommit, type FollowUp } from "@/lib/jobs/enqueue";
 import { logger } from "@/lib/log";
 import { recordWebhookRejection } from "@/lib/telemetry";
 import { InstallIdSchema, WebhookEnvelopeSchema, type WebhookEnvelope } from "./envelope";
@@ -115,14 +116,16 @@ export async function receiveWebhook(
   // An event type the app does not act on is recorded as ignored, in one statement too.
   const fastPath = handler ? handler.fastPath : recordIgnoredAtOnce;
   if (fastPath && !options.fullPathOnly) {
-    const outcome = await withConnectionBefore(deadline, (client) => fastPath(client, delivery, envelope)).catch((error: unknown) => {
+    const answer = await withConnectionBefore(deadline, (client) => fastPath(client, delivery, envelope)).catch((error: unknown) => {
       // A row committed while the statement waited for its lock (a unique index refused the
       // insert, or the row it decided on moved): the statement was rolled back whole, and the
       // state it met is the full path's to decide.
       if (isUniqueViolation(error) || isStateMoved(error)) return "full" as const;
       throw error;
     });
+    const outcome = typeof answer === "string" ? answer : answer.outcome;
     if (outcome !== "full") {
+      if (typeof answer !== "string") await enqueueAfterStatement(answer.followUp, envelope.type, deadline);
       logger.info({ type: envelope.type, outcome }, "webhook received");
       return result(200, outcome);
     }
@@ -167,6 +170,29 @@ export async function receiveWebhook(
     }
     throw error;
   }
+}
+
+/**
+ * The follow-up of a delivery one statement has recorded, enqueued after it committed. The statement
+ * has already made the work durable (FastPathWithFollowUp in ./handler.ts: for a re-consent, the
+ * sweep checks the install at its next run), so a job engine that refuses the job only delays the
+ * work: the delivery is answered 2xx, since it is recorded and the service never sends it again
+ * (contract §6). Nor does a slow one hold the answer past the delivery's deadline: the service
+ * stops waiting at 10 s (contract §6) and would count a recorded delivery as failed, so the answer
+ * goes at the deadline and the enqueue finishes, or fails, on its own.
+ */
+async function enqueueAfterStatement(followUp: FollowUp, type: string, deadline: number): Promise<void> {
+  const enqueued = enqueueFollowUpAfterCommit(followUp).then(
+    () => true,
+    (error: unknown) => {
+      logger.warn({ err: error, type, followUp: followUp.kind }, "webhook follow-up not enqueued; the next sweep does its work");
+      return true;
+    },
+  );
+  let timer: NodeJS.Timeout | undefined;
+  const deadlinePassed = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()))));
+  const done = await Promise.race([enqueued, deadlinePassed]).finally(() => clearTimeout(timer));
+  if (!done) logger.warn({ type, followUp: followUp.kind }, "webhook follow-up still being enqueued at the deadline; answered without waiting");
 }
 
 /** Records a delivery that had no effect (for the audit trail); a copy of one already recorded is skipped. */

@@ -21,6 +21,7 @@ const { recordInstallRevokedAtOnce } = await import("@/lib/webhooks/handlers/ins
 const { storeInstallConfigAtOnce } = await import("@/lib/webhooks/handlers/install-config-updated");
 const { ConnectionDeadlineError, ingestPool } = await import("@/lib/db/ingest-pool");
 const { db } = await import("@/lib/db/client");
+const { findInstallsDueForCheck } = await import("@/lib/jobs/install-check");
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const sign = (body: string) => `sha256=${createHmac("sha256", stack.webhookSecret).update(body).digest("hex")}`;
@@ -30,7 +31,7 @@ type Delivery = { id?: string; type?: string; data: Record<string, unknown>; del
 function body(d: Delivery): string {
   return JSON.stringify({ id: d.id ?? `whd_${randomUUID()}`, type: d.type ?? "install.created", delivered_at: d.deliveredAt ?? now(), data: d.data });
 }
-const created = (installId: number, operatorId = 1002, id?: string) => ({ id, data: { install_id: installId, operator_id: operatorId, slug: "harbor-ev" } });
+const created = (installId: number, operatorId = 1002, id?: string, slug = "harbor-ev") => ({ id, data: { install_id: installId, operator_id: operatorId, slug } });
 const revoked = (installId: number, operatorId = 1002, id?: string) => ({ id, type: "install.revoked", data: { install_id: installId, operator_id: operatorId } });
 const configured = (installId: number, config: Record<string, unknown>, options: { id?: string; secondsAgo?: number } = {}) => ({
   id: options.id,
@@ -104,6 +105,11 @@ const SCENARIOS: Record<string, Step[]> = {
   "a late install.created for an older install": [created(9002), created(9001)],
   "install.created after the redirect_uri stored the install": [{ setup: () => liveInstallFromCallback(1002) }, created(9001)],
   "install.created naming another operator's install_id": [created(9001, 1002), created(9001, 1003)],
+  "a re-consent of an active install with a grant, under a new slug": [created(9001), { setup: () => grantFor(9001) }, created(9001, 1002, undefined, "harbor-ev-north")],
+  "a re-consent without a slug keeps the slug": [created(9001), { data: { install_id: 9001, operator_id: 1002 } }],
+  "a re-consent of an install that needs re-authorization": [created(9001), { setup: () => grantFor(9001) }, { setup: () => setStatus(9001, "NEEDS_REAUTH") }, created(9001)],
+  "a re-consent of an install that needs a re-install": [created(9001), { setup: () => setStatus(9001, "REINSTALL_NEEDED") }, created(9001)],
+  "the same re-consent delivery twice": [created(9001), { setup: () => grantFor(9001) }, created(9001, 1002, "whd_again"), created(9001, 1002, "whd_again")],
   "install.revoked for an install_id never seen, while the operator's live install has none": [
     { setup: () => liveInstallFromCallback(1002) },
     revoked(9001),
@@ -250,7 +256,7 @@ function parsedDelivery(d: Delivery & { id: string }) {
   return { delivery: { dedupeKey: `id:${d.id}`, installId, deliveredAt, payloadJson: JSON.stringify({ ...envelope, delivered_at: now() }) }, envelope };
 }
 
-describe("the one-statement paths of a re-install, install.revoked and install.config.updated", () => {
+describe("the one-statement paths of a re-install, a re-consent, install.revoked and install.config.updated", () => {
   it("a re-install takes one statement: the old install revoked, its grant deleted, the new one active", async () => {
     const first = body(created(9001));
     await receiveWebhook(enc(first), sign(first));
@@ -280,13 +286,120 @@ describe("the one-statement paths of a re-install, install.revoked and install.c
     ]);
   });
 
-  it("install.created answers \"full\" and writes nothing for an install_id already stored (a re-consent)", async () => {
+  it("a re-consent takes one statement, which leaves the install due for the sweep's check; a copy asks for nothing", async () => {
     const first = body(created(9001));
     await receiveWebhook(enc(first), sign(first));
+    await grantFor(9001);
+    // Checked a minute ago: not due for the sweep until the re-consent asks for a check.
+    await sql("UPDATE installs SET last_reconciled_at = now() - interval '1 minute'");
+    const installRowId = (await sql<{ id: string }>("SELECT id FROM installs WHERE install_id = 9001"))[0]!.id;
+    expect(await findInstallsDueForCheck()).toEqual([]);
+
+    const again = parsedDelivery({ ...created(9001, 1002, undefined, "harbor-ev-north"), id: "whd_again" });
+    const { result, statements } = await countingStatements(async (client) => [
+      await recordInstallCreatedAtOnce(client, again.delivery, again.envelope),
+      await recordInstallCreatedAtOnce(client, again.delivery, again.envelope),
+    ]);
+    expect(result).toEqual([{ outcome: "processed", followUp: { kind: "install-check", installRowId } }, "duplicate"]);
+    expect(statements).toBe(2);
+    // The process "died" before enqueueing the job (nothing here enqueues it): the statement alone
+    // recorded the delivery, learned the slug, and made the install the sweep's first due check.
+    expect(await sql("SELECT dedupe_key, detail FROM webhook_deliveries ORDER BY received_at")).toEqual([
+      { dedupe_key: expect.stringMatching(/^id:/), detail: "install 9001 recorded" },
+      { dedupe_key: "id:whd_again", detail: "install 9001 already known" },
+    ]);
+    expect(await sql("SELECT slug, status FROM installs")).toEqual([{ slug: "harbor-ev-north", status: "ACTIVE" }]);
+    expect((await state()).followUps).toEqual([]);
+    expect(await findInstallsDueForCheck()).toEqual([installRowId]);
+  });
+
+  it("a re-consent's check is enqueued once the statement has committed; a job engine that refuses it loses nothing", async () => {
+    const first = body(created(9001));
+    await receiveWebhook(enc(first), sign(first));
+    await grantFor(9001);
+    await sql("UPDATE installs SET last_reconciled_at = now() - interval '1 minute'");
+    const installRowId = (await sql<{ id: string }>("SELECT id FROM installs WHERE install_id = 9001"))[0]!.id;
+
+    // The job engine refuses the job (a broken deployment): the delivery is recorded all the same,
+    // and answered 2xx (the service never sends it again, contract §6); the sweep does the check.
+    await sql("ALTER TABLE pgboss.job_common ADD CONSTRAINT p12_test_refuse CHECK (name <> 'install-check') NOT VALID");
+    try {
+      const refused = body(created(9001));
+      expect((await receiveWebhook(enc(refused), sign(refused))).body).toEqual({ status: "processed" });
+    } finally {
+      await sql("ALTER TABLE pgboss.job_common DROP CONSTRAINT p12_test_refuse");
+    }
+    expect(await sql("SELECT count(*)::int AS n FROM webhook_deliveries WHERE detail = 'install 9001 already known'")).toEqual([{ n: 1 }]);
+    expect((await state()).followUps).toEqual([]);
+    expect(await findInstallsDueForCheck()).toEqual([installRowId]);
+
+    // With the engine back, the next re-consent's check is enqueued at once; its copy adds nothing.
+    const next = body(created(9001));
+    expect((await receiveWebhook(enc(next), sign(next))).body).toEqual({ status: "processed" });
+    expect((await receiveWebhook(enc(next), sign(next))).body).toEqual({ status: "duplicate" });
+    expect((await state()).followUps).toEqual([
+      { name: "install-check", state: "created", priority: 1, cause: "webhook", operator_id: "1002", install_id: 9001, keyed_by_install: true },
+    ]);
+  });
+
+  it("a job engine that is slow to take a re-consent's check does not hold the answer past the delivery's deadline", async () => {
+    const first = body(created(9001));
+    await receiveWebhook(enc(first), sign(first));
+    // Another transaction holds the job table: the check's insert waits for it.
+    const holder = new pg.Client({ connectionString: stack.databaseUrl });
+    await holder.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query("LOCK TABLE pgboss.job IN EXCLUSIVE MODE");
+      const again = body(created(9001));
+      const started = Date.now();
+      expect((await receiveWebhook(enc(again), sign(again), new Date(), { arrivedAt: started })).body).toEqual({ status: "processed" });
+      // WEBHOOK_RECORD_DEADLINE_MS is 1 s in this file.
+      expect(Date.now() - started).toBeLessThan(1_500);
+      expect(await sql("SELECT count(*)::int AS n FROM webhook_deliveries WHERE detail = 'install 9001 already known'")).toEqual([{ n: 1 }]);
+      await holder.query("COMMIT");
+    } finally {
+      await holder.end();
+    }
+    // The enqueue, left to finish on its own, lands once the table is free.
+    await expect.poll(async () => (await state()).followUps.length, { timeout: 5_000 }).toBe(1);
+  });
+
+  it("install.created answers \"full\" and writes nothing for a stored install that needs re-authorization, or is another operator's", async () => {
+    const first = body(created(9001));
+    await receiveWebhook(enc(first), sign(first));
+    await setStatus(9001, "NEEDS_REAUTH");
     const again = parsedDelivery({ ...created(9001), id: "whd_again" });
-    const { result, statements } = await countingStatements((client) => recordInstallCreatedAtOnce(client, again.delivery, again.envelope));
-    expect({ result, statements }).toEqual({ result: "full", statements: 1 });
+    const other = parsedDelivery({ ...created(9001, 1003), id: "whd_other" });
+    const { result, statements } = await countingStatements(async (client) => [
+      await recordInstallCreatedAtOnce(client, again.delivery, again.envelope),
+      await recordInstallCreatedAtOnce(client, other.delivery, other.envelope),
+    ]);
+    expect({ result, statements }).toEqual({ result: ["full", "full"], statements: 2 });
     expect(await sql("SELECT count(*)::int AS n FROM webhook_deliveries")).toEqual([{ n: 1 }]);
+  });
+
+  it("an install that moves while its re-consent waits for the row lock is left to the full transaction, which sees the move", async () => {
+    const first = body(created(9001));
+    await receiveWebhook(enc(first), sign(first));
+    const holder = new pg.Client({ connectionString: stack.databaseUrl });
+    await holder.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query("SELECT 1 FROM installs WHERE install_id = 9001 FOR UPDATE");
+      const again = body(created(9001));
+      const answer = receiveWebhook(enc(again), sign(again));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Flagged meanwhile: the one-statement path read ACTIVE, and must not clear the probe's throttle.
+      await holder.query("UPDATE installs SET status = 'NEEDS_REAUTH', last_reconciled_at = now() WHERE install_id = 9001");
+      await holder.query("COMMIT");
+      expect((await answer).body).toEqual({ status: "processed" });
+    } finally {
+      await holder.end();
+    }
+    expect(await sql("SELECT status, last_reconciled_at IS NOT NULL AS throttled FROM installs")).toEqual([{ status: "NEEDS_REAUTH", throttled: true }]);
+    expect(await sql("SELECT detail FROM webhook_deliveries ORDER BY received_at")).toEqual([{ detail: "install 9001 recorded" }, { detail: "install 9001 already known" }]);
+    expect((await state()).followUps).toHaveLength(1);
   });
 
   it("install.revoked takes one statement for an active install, one for an install already revoked, one for a copy", async () => {

@@ -6,8 +6,8 @@
 //
 // Two ways in, with one outcome (tests/integration/webhook-paths.test.ts runs the same scenarios
 // through both):
-//   - recordInstallCreatedAtOnce: the common states (a first install, a re-install), one SQL
-//     statement, one round trip;
+//   - recordInstallCreatedAtOnce: the common states (a first install, a re-install, a re-consent),
+//     one SQL statement, one round trip;
 //   - handleInstallCreated: the full transaction (lib/installs/register.ts) for everything else.
 // Both are declared at the end of this file, and listed in ./index.ts.
 import "server-only";
@@ -17,7 +17,7 @@ import { SYNC_INCIDENT_PREFIX } from "@/lib/alerts/incidents";
 import { installLockKey, recordInstall } from "@/lib/installs/register";
 import { InstallCreatedDataSchema, type WebhookEnvelope } from "../envelope";
 import { WebhookPayloadError } from "../errors";
-import { defineWebhookHandler, type DeliveryRecord, type FastPathOutcome, type HandlerResult, type Queryable } from "../handler";
+import { defineWebhookHandler, type DeliveryRecord, type FastPathOutcome, type FastPathResult, type HandlerResult, type Queryable } from "../handler";
 
 export async function handleInstallCreated(tx: Tx, envelope: WebhookEnvelope): Promise<HandlerResult> {
   const data = InstallCreatedDataSchema.safeParse(envelope.data);
@@ -30,13 +30,12 @@ export async function handleInstallCreated(tx: Tx, envelope: WebhookEnvelope): P
   return {
     detail: created ? installRecordedDetail(data.data.install_id) : `install ${data.data.install_id} already known`,
     // If the redirect_uri came first, the install already has tokens: confirm it with the API, as a
-    // job (lib/jobs/install-check.ts). A first-seen install has no token yet: nothing to confirm, which
-    // is why the one-statement path below, which handles only new install_ids, enqueues nothing either.
+    // job (lib/jobs/install-check.ts). A first-seen install has no token yet: nothing to confirm.
     followUp: created ? undefined : { kind: "install-check", installRowId: id },
   };
 }
 
-// The database function writes the same detail: keep the two in step.
+// The database function writes the same details ("recorded", "already known"): keep the two in step.
 const installRecordedDetail = (installId: number) => `install ${installId} recorded`;
 
 // The common states in one statement: the database function webhook_install_created (migration
@@ -47,10 +46,24 @@ const installRecordedDetail = (installId: number) => `install ${installId} recor
 //     with no open sync incident: that install revoked (its grant deleted, its event), the new one
 //     created ACTIVE;
 //   - a late announcement of an install older than the live one: recorded as revoked history;
+//   - a re-consent: an install_id already stored for this operator, ACTIVE or REVOKED (at the
+//     service, or the redirect_uri came first): the slug learned, and a check of the install with
+//     the API requested (below);
 // and records the delivery with them. Every other state answers "full", having written nothing: an
-// install_id already stored (a re-consent, the redirect_uri first: the full transaction learns what
-// is new and checks the install with the API, a job), a live install without an install_id (perhaps
-// the same install), and a superseded install whose revocation raises or closes an alert.
+// install_id stored for another operator (refused), a stored install flagged NEEDS_REAUTH or
+// REINSTALL_NEEDED (its check is a throttled re-authorization probe), a live install without an
+// install_id (perhaps the same install), and a superseded install whose revocation raises or closes
+// an alert.
+//
+// A re-consent's check (docs/spec-gaps.md A163). The full transaction enqueues it as a job in the
+// delivery's transaction; one statement cannot, short of writing pg-boss's tables from SQL, which
+// would break on pg-boss's next change of layout. So the statement makes the request durable itself
+// (an ACTIVE install's last_reconciled_at set to NULL: "never checked", which the reconcile sweep's
+// due query takes first, lib/jobs/install-check.ts) and returns the install, and the receiver
+// enqueues the very job the full transaction would, once the statement has committed
+// (../receive.ts). A process that dies in between, or a job engine that refuses the job, delays the
+// check to the next sweep (5 minutes at most, lib/jobs/kinds.ts) and loses nothing; a copy of the
+// delivery is answered "duplicate" before any write and enqueues nothing.
 //
 // The function writes in the full transaction's order: the delivery under its unique key (a copy
 // already recorded takes no lock), then the same advisory lock as recordInstall, so the
@@ -59,15 +72,15 @@ const installRecordedDetail = (installId: number) => `install ${installId} recor
 // (../handler.ts), the statement is rolled back whole and the full transaction decides. An install_id
 // recorded meanwhile by a writer that takes no lock (install.revoked for an unseen install) fails
 // the insert on its unique index (23505), with the same result.
-const RECORD_INSTALL_CREATED = "SELECT webhook_install_created($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9) AS outcome";
+const RECORD_INSTALL_CREATED = "SELECT outcome, check_install_row_id FROM webhook_install_created($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9)";
 
 /** install.created in one round trip when the state allows it; "full" sends it to handleInstallCreated. */
-export async function recordInstallCreatedAtOnce(client: Queryable, delivery: DeliveryRecord, envelope: WebhookEnvelope): Promise<FastPathOutcome> {
+export async function recordInstallCreatedAtOnce(client: Queryable, delivery: DeliveryRecord, envelope: WebhookEnvelope): Promise<FastPathResult> {
   const data = InstallCreatedDataSchema.safeParse(envelope.data);
   if (!data.success) return "full"; // the full path refuses it and records why
   const { install_id: installId, operator_id: operatorId, slug } = data.data;
   const clientId = env().OAUTH_CLIENT_ID;
-  const { rows } = await client.query<{ outcome: FastPathOutcome }>(RECORD_INSTALL_CREATED, [
+  const { rows } = await client.query<{ outcome: FastPathOutcome; check_install_row_id: string | null }>(RECORD_INSTALL_CREATED, [
     installLockKey(clientId, operatorId),
     delivery.dedupeKey,
     installId,
@@ -78,7 +91,9 @@ export async function recordInstallCreatedAtOnce(client: Queryable, delivery: De
     delivery.payloadJson,
     SYNC_INCIDENT_PREFIX,
   ]);
-  return rows[0]!.outcome;
+  const { outcome, check_install_row_id: checkInstallRowId } = rows[0]!;
+  if (outcome === "processed" && checkInstallRowId) return { outcome, followUp: { kind: "install-check", installRowId: checkInstallRowId } };
+  return outcome;
 }
 
 export const installCreated = defineWebhookHandler({

@@ -148,7 +148,7 @@ export async function InstallIdentity({ install }: { install: Pick<InstallSummar
 /** contract §2: the operator saw the exact scope list at consent; here it is again, in words. */
 export async function GrantedAccess({ scopes }: { scopes: string[] }) {
   const { t } = await dashboardI18n();
-  const words = describeScopes(scopes);
+  const words = describeScopes(scopes, t);
   return words.length === 0 ? (
     <p className="text-sm text-slate-600">{t("settings.nothingYet")}</p>
   ) : (

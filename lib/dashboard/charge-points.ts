@@ -9,7 +9,11 @@
 import "server-only";
 import { z } from "zod";
 import { db } from "@/lib/db/client";
+import { translator, type Translator } from "@/lib/i18n/messages";
 import { Prisma } from "@/lib/db/generated/client";
+
+/** English, for a caller without a request (the staff console, scripts); pages pass the operator's translator. */
+const ENGLISH = translator("en");
 
 export const PER_PAGE_CHOICES = [10, 25, 50, 100] as const;
 export const SORTS = ["name", "state", "power", "city"] as const;
@@ -145,7 +149,7 @@ export type FilterOptions = {
 };
 
 /** The values the filters offer: only those the install's charge points have, so no choice leads to an empty page. */
-export async function loadFilterOptions(installRowId: string): Promise<FilterOptions> {
+export async function loadFilterOptions(installRowId: string, t: Translator = ENGLISH): Promise<FilterOptions> {
   const where = listedBy(installRowId);
   const [first, states, sites, teamIds] = await Promise.all([
     db().syncedChargePoint.findFirst({ where, select: { externalId: true } }),
@@ -159,20 +163,21 @@ export async function loadFilterOptions(installRowId: string): Promise<FilterOpt
     .map((id) => ({ id, name: names.get(id) ?? null }))
     .sort((a, b) => (a.name ?? `\uffff${a.id}`).localeCompare(b.name ?? `\uffff${b.id}`));
   const siteIds = sites.map((s) => s.siteId!);
-  const labels = await siteLabels(installRowId, siteIds);
-  return { states: states.map((s) => s.state!), sites: siteIds.map((id) => ({ id, label: labels.get(id) ?? siteLabel(id, null) })), teams, any: first !== null };
+  const labels = await siteLabels(installRowId, siteIds, t);
+  return { states: states.map((s) => s.state!), sites: siteIds.map((id) => ({ id, label: labels.get(id) ?? siteLabel(id, null, t) })), teams, any: first !== null };
 }
 
 /**
  * A site in words. The API has no site resource and gives a site no name (public-facts.md: a charge
  * point has only `siteId`), but its charge points carry addresses: a site is named by the address
  * most of its charge points give, with the id kept for the operator's own records (A133). "Site
- * <id>" only when none of them gives an address.
+ * <id>" only when none of them gives an address. In the reader's words (`t`: the operator's on the
+ * dashboard, lib/i18n/request.ts; English by default).
  */
-export function siteLabel(siteId: string, place: { address: string; others: number } | null): string {
-  if (!place) return `Site ${siteId}`;
-  const more = place.others > 0 ? ` and ${place.others} other address${place.others > 1 ? "es" : ""}` : "";
-  return `${place.address}${more} (site ${siteId})`;
+export function siteLabel(siteId: string, place: { address: string; others: number } | null, t: Translator = ENGLISH): string {
+  if (!place) return t("site.unnamed", { id: siteId });
+  if (place.others > 0) return t.plural("site.addresses", place.others, { address: place.address, id: siteId });
+  return t("site.address", { address: place.address, id: siteId });
 }
 
 /**
@@ -180,7 +185,7 @@ export function siteLabel(siteId: string, place: { address: string; others: numb
  * hundred at most), the most common address first (ties by text, so the label does not change
  * between visits).
  */
-export async function siteLabels(installRowId: string, siteIds: readonly string[]): Promise<Map<string, string>> {
+export async function siteLabels(installRowId: string, siteIds: readonly string[], t: Translator = ENGLISH): Promise<Map<string, string>> {
   if (siteIds.length === 0) return new Map();
   const rows = await db().$queryRaw<{ site_id: string; address: string; addresses: number }[]>`
     SELECT DISTINCT ON (site_id) site_id, address, (count(*) OVER (PARTITION BY site_id))::int AS addresses
@@ -192,7 +197,7 @@ export async function siteLabels(installRowId: string, siteIds: readonly string[
       GROUP BY site_id, coalesce(address_label, city)
     ) AS per_address
     ORDER BY site_id, n DESC, address`;
-  return new Map(rows.map((r) => [r.site_id, siteLabel(r.site_id, { address: r.address, others: r.addresses - 1 })]));
+  return new Map(rows.map((r) => [r.site_id, siteLabel(r.site_id, { address: r.address, others: r.addresses - 1 }, t)]));
 }
 
 /** Team names from the copy of teams (empty when teams:read was not granted: the pages then show the team's id). */
@@ -237,7 +242,7 @@ export type ChargePointDetail = ChargePointListItem & {
  * One charge point of the install, or null: an id of another install's charge point reads as
  * unknown (the key includes the install), so the page answers 404 and never says whose it is.
  */
-export async function loadChargePoint(installRowId: string, id: string): Promise<ChargePointDetail | null> {
+export async function loadChargePoint(installRowId: string, id: string, t: Translator = ENGLISH): Promise<ChargePointDetail | null> {
   if (!RecordIdSchema.safeParse(id).success) return null;
   const row = await db().syncedChargePoint.findFirst({
     where: { ...listedBy(installRowId), externalId: id },
@@ -249,12 +254,12 @@ export async function loadChargePoint(installRowId: string, id: string): Promise
   const lastConnectedAt = extra.success && extra.data.lastConnectedAt ? new Date(extra.data.lastConnectedAt) : null;
   const [names, sites] = await Promise.all([
     row.teamId ? teamNames(installRowId, [row.teamId]) : new Map<string, string>(),
-    row.siteId ? siteLabels(installRowId, [row.siteId]) : new Map<string, string>(),
+    row.siteId ? siteLabels(installRowId, [row.siteId], t) : new Map<string, string>(),
   ]);
   return {
     ...toItem(listed),
     teamName: row.teamId ? (names.get(row.teamId) ?? null) : null,
-    siteLabel: row.siteId ? (sites.get(row.siteId) ?? siteLabel(row.siteId, null)) : null,
+    siteLabel: row.siteId ? (sites.get(row.siteId) ?? siteLabel(row.siteId, null, t)) : null,
     isActive,
     country,
     latitude,

@@ -4,8 +4,11 @@
 // here is shown exactly as granted: the operator consented to that string, so it is never hidden.
 //
 // A synced resource's scopes are worded in its declaration (lib/sync/resources.ts); the scopes below
-// belong to no synced resource.
+// belong to no synced resource. Those words are the English; the dashboard shows a scope in the
+// operator's language from the catalogue (messages/<locale>.json `scope.<scope>`), and falls back to
+// the declaration's English for a scope the catalogue does not word yet (a resource a fork just added).
 import "server-only";
+import { CATALOGUES, translator, type MessageKey, type Translator } from "@/lib/i18n/messages";
 import { SYNCED_RESOURCES } from "@/lib/sync/resources";
 
 const OTHER_SCOPE_WORDS: Readonly<Record<string, string>> = {
@@ -17,13 +20,20 @@ const OTHER_SCOPE_WORDS: Readonly<Record<string, string>> = {
 
 const SCOPE_WORDS: Readonly<Record<string, string>> = Object.assign({}, OTHER_SCOPE_WORDS, ...SYNCED_RESOURCES.map((resource) => resource.scopeWords));
 
-/** One scope in words; an unknown scope as given. */
-export function describeScope(scope: string): string {
+/** The catalogue's key for a scope's words, when it has one. */
+function catalogueKey(scope: string): MessageKey | undefined {
+  const key = `scope.${scope}`;
+  return Object.hasOwn(CATALOGUES.en, key) ? (key as MessageKey) : undefined;
+}
+
+/** One scope in words, in the reader's language (`t`; English by default); an unknown scope as given. */
+export function describeScope(scope: string, t: Translator = translator("en")): string {
   const normalized = scope.includes(":") || scope === "offline_access" ? scope : `${scope}:read`;
-  return SCOPE_WORDS[normalized] ?? scope;
+  const key = catalogueKey(normalized);
+  return key ? t(key) : (SCOPE_WORDS[normalized] ?? scope);
 }
 
 /** The granted scopes in words, each once, in the order granted (a bare and a `:read` form say the same). */
-export function describeScopes(scopes: readonly string[]): string[] {
-  return [...new Set(scopes.map(describeScope))];
+export function describeScopes(scopes: readonly string[], t?: Translator): string[] {
+  return [...new Set(scopes.map((scope) => describeScope(scope, t)))];
 }

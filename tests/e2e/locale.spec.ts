@@ -55,6 +55,8 @@ test("a Norwegian operator sees Norwegian dates and money in Oslo time, and can 
   await expect(current).toHaveAttribute("data-locale", "nb");
   await expect(current).toHaveAttribute("data-time-zone", "Europe/Oslo");
   await expect(current).toContainText("etter hvor ladepunktene dine står");
+  // What the operator allowed, in words from the catalogue (lib/installs/scope-words.ts).
+  await expect(page.getByTestId("granted-scopes")).toContainText("Lese ladepunktene dine");
   await checkAndScreenshot(page, "locale-nb-settings");
 
   // English, still in Oslo time: the choice is saved and every page follows it.

@@ -4,10 +4,12 @@
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import type { EnergyDay } from "@/lib/dashboard/energy";
 import { useI18n } from "../_components/i18n";
+import { energyTranslator } from "./i18n";
 
 /** The days are UTC days (docs/spec-gaps.md A153); the numbers in the operator's format, through the formatter module. */
 export function EnergyChart({ days }: { days: EnergyDay[] }) {
-  const { f } = useI18n();
+  const { f, locale } = useI18n();
+  const t = energyTranslator(locale);
   const kwh = { format: (value: number) => f.number(value) };
   const data = days.map((d) => ({ ...d, label: f.shortDay(d.day) }));
   return (
@@ -18,13 +20,13 @@ export function EnergyChart({ days }: { days: EnergyDay[] }) {
           <XAxis dataKey="label" tick={{ fontSize: 12, fill: "var(--chart-tick)" }} interval="preserveStartEnd" minTickGap={16} />
           <YAxis tick={{ fontSize: 12, fill: "var(--chart-tick)" }} width={44} tickFormatter={(value: number) => kwh.format(value)} />
           <Tooltip
-            formatter={(value) => [`${kwh.format(Number(value))} kWh`, "Energy"]}
+            formatter={(value) => [t("energy.chart.value", { value: kwh.format(Number(value)) }), t("energy.chart.series")]}
             labelFormatter={(label, payload) => {
               const sessions = payload?.[0]?.payload?.sessions as number | undefined;
-              return sessions === undefined ? String(label) : `${String(label)} · ${sessions} session${sessions === 1 ? "" : "s"}`;
+              return sessions === undefined ? String(label) : t.plural("energy.chart.sessions", sessions, { label: String(label) });
             }}
           />
-          <Bar dataKey="energyKwh" name="Energy" fill="#4f46e5" radius={[3, 3, 0, 0]} maxBarSize={56} isAnimationActive={false} />
+          <Bar dataKey="energyKwh" name={t("energy.chart.series")} fill="#4f46e5" radius={[3, 3, 0, 0]} maxBarSize={56} isAnimationActive={false} />
         </BarChart>
       </ResponsiveContainer>
     </div>

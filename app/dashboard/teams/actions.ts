@@ -5,19 +5,23 @@
 import { revalidatePath } from "next/cache";
 import { currentOperator } from "@/lib/auth/operator-session";
 import { renameTeamForInstall } from "@/lib/dashboard/teams";
+import { dashboardI18n } from "@/lib/i18n/request";
+import { teamsTranslator } from "./i18n";
 import { renameMessage, type RenameFormState } from "./rename-messages";
 
 export async function renameTeamAction(_previous: RenameFormState, form: FormData): Promise<RenameFormState> {
   const name = typeof form.get("name") === "string" ? String(form.get("name")) : "";
   const operator = await currentOperator();
-  if (!operator) return { status: "error", name, message: "Your session has ended. Open the app again from your operator portal." };
+  // The answer in the operator's language, chosen as for the page (lib/i18n/request.ts).
+  const t = teamsTranslator((await dashboardI18n()).locale);
+  if (!operator) return { status: "error", name, message: t("teams.rename.sessionEnded") };
 
   const outcome = await renameTeamForInstall(operator.installRowId, { teamId: form.get("teamId"), name });
   if (outcome.ok) {
     revalidatePath("/dashboard/teams");
-    return { status: "saved", name: outcome.team.name, message: `Renamed to “${outcome.team.name}”.` };
+    return { status: "saved", name: outcome.team.name, message: t("teams.rename.saved", { name: outcome.team.name }) };
   }
   // The install was just flagged (contract §7): re-render from the layout down, which shows the banner.
   if (outcome.reason === "needs_reauth") revalidatePath("/dashboard", "layout");
-  return { status: "error", name, message: renameMessage(outcome), reason: outcome.reason };
+  return { status: "error", name, message: renameMessage(outcome, t), reason: outcome.reason };
 }

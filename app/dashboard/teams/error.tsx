@@ -1,7 +1,10 @@
 "use client";
 // The Teams page's error boundary: a failed read shows a retry, not a dead page (_components/section-error.tsx).
+import { useI18n } from "../_components/i18n";
 import { SectionError } from "../_components/section-error";
+import { teamsTranslator } from "./i18n";
 
 export default function TeamsError({ error, retry }: { error: Error & { digest?: string }; retry: () => void }) {
-  return <SectionError what={{ text: "teams" }} error={error} retry={retry} />;
+  const t = teamsTranslator(useI18n().locale);
+  return <SectionError what={{ text: t("teams.error.what") }} error={error} retry={retry} />;
 }

@@ -1,6 +1,11 @@
 // What the rename form says after each outcome (lib/dashboard/teams.ts RenameTeamOutcome): one
-// sentence per failure, so the operator knows whether to fix the name, approve access, or wait.
+// sentence per failure, so the operator knows whether to fix the name, approve access, or wait; in
+// the operator's language (the section's catalogue, ./i18n.ts).
 import type { RenameTeamOutcome } from "@/lib/dashboard/teams";
+import { teamsTranslator, type TeamsTranslator } from "./i18n";
+
+/** English, for a caller without a request. */
+const ENGLISH = teamsTranslator("en");
 
 export type RenameFormState = {
   status: "idle" | "saved" | "error";
@@ -10,35 +15,37 @@ export type RenameFormState = {
   reason?: Extract<RenameTeamOutcome, { ok: false }>["reason"];
 };
 
-export function renameMessage(outcome: Extract<RenameTeamOutcome, { ok: false }>): string {
+/**
+ * The sentence for a refused rename. `invalid` and `service_refused` may carry the validator's or the
+ * service's own message, which is shown as given (it is about the name the operator typed).
+ */
+export function renameMessage(outcome: Extract<RenameTeamOutcome, { ok: false }>, t: TeamsTranslator = ENGLISH): string {
   switch (outcome.reason) {
     case "invalid":
-      return outcome.message ?? "Check the name.";
+      return outcome.message ?? t("teams.rename.invalid");
     case "feature_off":
-      return "Renaming teams is not turned on in this app.";
+      return t("teams.rename.featureOff");
     case "not_active":
-      return "The app cannot change anything for this install in its current state.";
+      return t("teams.rename.notActive");
     case "needs_reauth":
-      return "The app needs you to approve its new access first: use the banner at the top of the page.";
+      return t("teams.rename.needsReauth");
     case "not_granted":
-      return "You have not allowed this app to change your teams (teams:write), so the name was not changed.";
+      return t("teams.rename.notGranted");
     case "unknown_team":
-      return "This team is no longer listed at the service. Reload the page to see the current list.";
+      return t("teams.rename.unknownTeam");
     case "service_refused":
-      return `The service did not accept this name${outcome.message ? `: ${outcome.message}` : "."}`;
+      return outcome.message ? t("teams.rename.refusedWith", { message: outcome.message }) : t("teams.rename.refused");
     case "failed": {
       const failure = outcome.failure;
       if (failure?.kind === "rate_limited") {
-        return failure.retryInSeconds !== undefined
-          ? `Busy: this install has used its request budget at the service for now. Try again in ${Math.max(1, failure.retryInSeconds)} s.`
-          : "Busy: the service asked the app to slow down. Try again in a minute.";
+        return failure.retryInSeconds !== undefined ? t("teams.rename.busyFor", { seconds: Math.max(1, failure.retryInSeconds) }) : t("teams.rename.busy");
       }
-      if (failure?.kind === "timeout") return "The service took too long to answer. The name may or may not have changed: reload the page to check.";
-      if (failure?.kind === "unavailable") return "The service is not answering right now. Try again in a moment.";
+      if (failure?.kind === "timeout") return t("teams.rename.timeout");
+      if (failure?.kind === "unavailable") return t("teams.rename.unavailable");
       if (failure?.kind === "reinstall_needed" || failure?.kind === "revoked" || failure?.kind === "unauthorized") {
-        return "The app lost its access to your data. Connect it again from the operator portal.";
+        return t("teams.rename.lostAccess");
       }
-      return "The name was not changed: the service answered in a way the app did not expect. Try again later.";
+      return t("teams.rename.unexpected");
     }
   }
 }

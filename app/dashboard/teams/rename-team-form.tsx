@@ -3,17 +3,20 @@
 // shows what the operator typed (React resets a form after its action; the field's default is the
 // state's name), and the message says what happened. Works without JavaScript too (a plain POST).
 import { useActionState } from "react";
+import { useI18n } from "../_components/i18n";
 import { renameTeamAction } from "./actions";
+import { teamsTranslator } from "./i18n";
 import type { RenameFormState } from "./rename-messages";
 
 export function RenameTeamForm({ teamId, currentName }: { teamId: string; currentName: string }) {
   const [state, action, pending] = useActionState<RenameFormState, FormData>(renameTeamAction, { status: "idle", name: currentName });
   const inputId = `team-name-${teamId}`;
+  const t = teamsTranslator(useI18n().locale);
   return (
     <form action={action} className="flex flex-col gap-2 sm:flex-row sm:items-start" data-testid="rename-team-form">
       <input type="hidden" name="teamId" value={teamId} />
       <label htmlFor={inputId} className="sr-only">
-        New name for {currentName || `team ${teamId}`}
+        {t("teams.rename.label", { name: currentName || t("teams.rename.unnamed", { id: teamId }) })}
       </label>
       <input
         id={inputId}
@@ -32,7 +35,7 @@ export function RenameTeamForm({ teamId, currentName }: { teamId: string; curren
         disabled={pending}
         className="rounded-md bg-slate-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-slate-700 disabled:opacity-60"
       >
-        {pending ? "Saving…" : "Rename"}
+        {pending ? t("teams.rename.saving") : t("teams.rename.submit")}
       </button>
       {state.message ? (
         <p

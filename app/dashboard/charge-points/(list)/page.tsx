@@ -32,6 +32,8 @@ export default async function ChargePointsPage({ searchParams }: { searchParams:
   if (!freshness.asOf) return <LiveChargePoints install={install} query={parseLiveQuery(params)} />;
 
   const query = parseChargePointQuery(params);
-  const [list, options] = await Promise.all([listChargePoints(install.id, query), loadFilterOptions(install.id)]);
+  // The sites' names in the filter are worded in the operator's language (lib/i18n/request.ts).
+  const { t } = await dashboardI18n();
+  const [list, options] = await Promise.all([listChargePoints(install.id, query), loadFilterOptions(install.id, t)]);
   return <ChargePointTable list={list} options={options} query={query} asOf={freshness.asOf} />;
 }

@@ -32,7 +32,7 @@ export default async function ChargePointPage({ params }: { params: Promise<{ id
   const { t, f } = await dashboardI18n();
   // Everything before the first byte is sent decides the status: this page has no loading boundary
   // above it (see ../(list)/page.tsx), so notFound() here is a real 404.
-  const [chargePoint, freshness] = await Promise.all([loadChargePoint(install.id, id), loadFreshness(install.id)]);
+  const [chargePoint, freshness] = await Promise.all([loadChargePoint(install.id, id, t), loadFreshness(install.id)]);
   if (!chargePoint) notFound();
   const config = readDashboardConfig(install.config);
 

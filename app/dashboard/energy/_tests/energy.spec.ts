@@ -40,4 +40,13 @@ test("energy beta: off for the operator → enabled in the service's console →
   await expect(page.getByTestId("energy-chart").locator(".recharts-bar-rectangle").first()).toBeVisible();
   await expect(page.getByTestId("energy-sessions").getByRole("row").first()).toBeVisible();
   await checkAndScreenshot(page, "dashboard-energy");
+
+  // A Norwegian operator (their choice on "Settings and access", a cookie: docs/spec-gaps.md A152)
+  // reads the page in Norwegian, from the section's own catalogue; the days stay UTC days (A153).
+  await page.context().addCookies([{ name: "dashboard-locale", value: "nb", url: stack.appUrl }]);
+  await page.reload();
+  await expect(page.locator("#energy-heading")).toHaveText("Energi");
+  await expect(page.getByTestId("energy-chart").locator("figcaption")).toHaveText("Energi per dag (kWh, UTC-døgn)");
+  await expect(page.getByRole("columnheader", { name: "Startet" })).toBeVisible();
+  await checkAndScreenshot(page, "dashboard-energy-nb");
 });

@@ -63,4 +63,15 @@ test("manage teams: widen the scopes → banner → approve at the service → r
   await expect(row.getByTestId("team-name")).toHaveText("Night crew");
   expect((await operatorRecords<{ id: number; name: string }>(1001, "teams")).data.find((t) => t.id === team!.id)?.name).toBe("Night crew");
   await checkAndScreenshot(page, "dashboard-teams");
+
+  // A Norwegian operator (their choice on "Settings and access", a cookie: docs/spec-gaps.md A152)
+  // reads the page, the form and the action's answer in Norwegian, from the section's own catalogue.
+  await page.context().addCookies([{ name: "dashboard-locale", value: "nb", url: stack.appUrl }]);
+  await page.reload();
+  await expect(page.locator("#teams-heading")).toHaveText("Team");
+  await expect(page.getByTestId("teams-write-state")).toHaveText("Du har latt denne appen endre teamene dine: gi ett av dem nytt navn nedenfor. Det nye navnet lagres hos tjenesten.");
+  await row.getByRole("textbox").fill("Nattskift");
+  await row.getByRole("button", { name: "Endre navn" }).click();
+  await expect(row.getByTestId("rename-team-message")).toHaveText("Nytt navn: «Nattskift».");
+  await checkAndScreenshot(page, "dashboard-teams-nb");
 });

@@ -3,6 +3,10 @@
 // in words. A table with no rule fails tests/unit/retention-rules.test.ts, which reads every model of
 // prisma/schema.prisma: adding a table means deciding here how long its rows live.
 //
+// The tables of synced resources get their rule from the registry (lib/sync/resources.ts), as the
+// install purge gets its list: `npm run new:resource` adds a table and its registry line, and the
+// table is covered with nothing more to write.
+//
 // Four kinds of rule:
 //   - window: the history purge (./purge.ts) deletes rows older than a window, in batches, on the
 //     retention job's schedule (lib/jobs/kinds.ts). Optionally each group's newest row is kept
@@ -12,9 +16,10 @@
 //   - pruned: the code that writes the table deletes its expired rows itself (named in `where`);
 //   - bounded: one row per install, per client or per rule, never more: nothing to purge.
 //
-// Not server-only: the unit test and the storage bench (scripts/bench/storage.ts) read the facts.
 // Table and column names are constants of this file, never input, so the purge interpolates them as
 // identifiers.
+import "server-only";
+import { SYNCED_RESOURCES } from "@/lib/sync/resources";
 
 /** A table's window, read from its setting when the purge runs (lib/env/retention.ts). */
 export type WindowSetting = "SYNC_RUN_RETENTION_DAYS" | "WEBHOOK_DELIVERY_RETENTION_DAYS" | "AUDIT_RETENTION_DAYS";
@@ -95,24 +100,7 @@ export const RETENTION_RULES = {
     purge: { kind: "window", setting: "AUDIT_RETENTION_DAYS", timeColumn: "requested_at", idColumn: "id" },
   },
   // ----- an uninstalled operator's synced data (lib/sync/retention.ts) ------------------------------
-  synced_charge_points: {
-    kept: "While the install is live; SYNC_RETENTION_DAYS (30) after the uninstall.",
-    why: "The operator's own data: your product reads it while they use the app, and the window after an uninstall covers a mistake, a dispute, an export.",
-    setting: "SYNC_RETENTION_DAYS",
-    purge: { kind: "install-data" },
-  },
-  synced_charges: {
-    kept: "While the install is live; SYNC_RETENTION_DAYS (30) after the uninstall.",
-    why: "As synced_charge_points.",
-    setting: "SYNC_RETENTION_DAYS",
-    purge: { kind: "install-data" },
-  },
-  synced_teams: {
-    kept: "While the install is live; SYNC_RETENTION_DAYS (30) after the uninstall.",
-    why: "As synced_charge_points.",
-    setting: "SYNC_RETENTION_DAYS",
-    purge: { kind: "install-data" },
-  },
+  // Each synced resource's table too: SYNCED_DATA_RULE below, one per entry of the registry.
   sync_checkpoints: {
     kept: "One row per install and resource, while the install's synced data is kept.",
     why: "Where the sync of each resource stands; nothing to resume once the data is gone.",
@@ -190,6 +178,19 @@ export const RETENTION_RULES = {
 } as const satisfies Record<string, RetentionRule>;
 
 export type RetainedTable = keyof typeof RETENTION_RULES;
+
+/** The rule of every synced resource's table (synced_charge_points, synced_charges, synced_teams...). */
+export const SYNCED_DATA_RULE: RetentionRule = {
+  kept: "While the install is live; SYNC_RETENTION_DAYS (30) after the uninstall.",
+  why: "The operator's own data: your product reads it while they use the app, and the window after an uninstall covers a mistake, a dispute, an export.",
+  setting: "SYNC_RETENTION_DAYS",
+  purge: { kind: "install-data" },
+};
+
+/** Every table's rule, by table: the list above, and each registered synced resource's table. */
+export function retentionRules(): Record<string, RetentionRule> {
+  return { ...Object.fromEntries(SYNCED_RESOURCES.map((resource) => [resource.table, SYNCED_DATA_RULE])), ...RETENTION_RULES };
+}
 
 /** The tables the history purge walks, with their window rule. */
 export function windowRules(): { table: RetainedTable; rule: WindowPurge }[] {

@@ -6,7 +6,8 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { RETENTION_RULES, windowRules } from "@/lib/retention/rules";
+import { RETENTION_RULES, retentionRules, windowRules } from "@/lib/retention/rules";
+import { SYNCED_RESOURCES } from "@/lib/sync/resources";
 import { retentionShape } from "@/lib/env/retention";
 import { syncShape } from "@/lib/env/sync";
 import { signInShape } from "@/lib/env/sign-in";
@@ -20,7 +21,8 @@ const columnOf = (model: Model, fieldName: string) => {
 
 /** The tables of a schema that have no rule: what the test below must find empty. */
 function tablesWithoutRule(datamodel: Datamodel): string[] {
-  return datamodel.models.map(tableOf).filter((table) => !Object.hasOwn(RETENTION_RULES, table));
+  const rules = retentionRules();
+  return datamodel.models.map(tableOf).filter((table) => !Object.hasOwn(rules, table));
 }
 
 let datamodel: Datamodel;
@@ -33,7 +35,11 @@ describe("retention rules", () => {
     const tables = datamodel.models.map(tableOf);
     expect(tables.length).toBeGreaterThan(10);
     expect(tablesWithoutRule(datamodel)).toEqual([]);
-    expect(Object.keys(RETENTION_RULES).filter((table) => !tables.includes(table))).toEqual([]);
+    expect(Object.keys(retentionRules()).filter((table) => !tables.includes(table))).toEqual([]);
+  });
+
+  it("covers each synced resource's table through the registry, so a resource npm run new:resource adds has its rule", () => {
+    for (const { table } of SYNCED_RESOURCES) expect(retentionRules()[table]?.purge, table).toEqual({ kind: "install-data" });
   });
 
   it("finds a table added to the schema without a rule", async () => {
@@ -75,12 +81,12 @@ model RefreshAttempt {
         ).toBe(true);
       }
     }
-    for (const [table, rule] of Object.entries(RETENTION_RULES)) {
+    for (const [table, rule] of Object.entries(retentionRules())) {
       if (rule.setting !== null) expect(Object.keys(settings), table).toContain(rule.setting);
     }
   });
 
-  it("docs/data-retention.md names every table and every window's setting", async () => {
+  it("docs/data-retention.md names every table of the list and every setting (the synced tables in one row, with the registry)", async () => {
     const doc = await readFile(path.join(__dirname, "../../docs/data-retention.md"), "utf8");
     for (const [table, rule] of Object.entries(RETENTION_RULES)) {
       expect(doc, table).toContain(`\`${table}\``);

@@ -7,7 +7,7 @@ import { formatTime } from "./format";
 export async function RetentionLine() {
   const purges = await fetchLastPurges();
   return (
-    <p className="text-xs text-slate-500" data-testid="retention-line">
+    <p className="text-xs break-words text-slate-500" data-testid="retention-line">
       Last purge of old history:{" "}
       {purges.length === 0
         ? "none yet (the retention job runs hourly)."

@@ -165,7 +165,7 @@ export async function purgeTable(table: RetainedTable, options: TablePurgeOption
     update: { startedAt, finishedAt: new Date(), cutoff, deletedRows: summary.deleted, batches: summary.batches, outcome },
   });
   recordRetentionPurge(table, outcome, summary.deleted, summary.durationMs / 1000);
-  logger.info({ ...summary, windowDays: windowOf(rule) }, `retention purge of ${table} ${outcome === "done" ? "finished" : "stopped; the next run goes on"}`);
+  logger.info({ ...summary, cutoff: cutoff.toISOString(), windowDays: windowOf(rule) }, `retention purge of ${table} ${outcome === "done" ? "finished" : "stopped; the next run goes on"}`);
   return summary;
 }
 

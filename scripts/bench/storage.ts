@@ -125,6 +125,7 @@ export async function storage() {
     await insertDay(day);
     withoutSizes = await measure(day === STORAGE_DAYS - 1);
     without.push(total(withoutSizes));
+    console.log(`without the purge, day ${String(day + 1).padStart(3)}: ${mb(total(withoutSizes))}`);
   }
   console.log(`${"without the purge: inserted".padEnd(44)} ${STORAGE_DAYS} days in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
 
@@ -147,6 +148,7 @@ export async function storage() {
     vacuumMs.push(performance.now() - v0);
     withSizes = await measure(day === STORAGE_DAYS - 1);
     withPurge.push(total(withSizes));
+    console.log(`with the purge,    day ${String(day + 1).padStart(3)}: ${mb(total(withSizes))} (purge ${(purgeMs[day]! / 1000).toFixed(1)} s, vacuum ${(vacuumMs[day]! / 1000).toFixed(1)} s)`);
   }
 
   console.log("\nday  size without the purge  size with the purge  purge (s)  vacuum (s)");

@@ -14,6 +14,13 @@ export const retentionShape = {
    */
   SYNC_RUN_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(14),
   /**
+   * Days of the refresh history kept (refresh_attempts: every attempt of lib/oauth/refresh.ts). The
+   * same two weeks as the sync runs, so an install's timeline shows its refreshes and its syncs over
+   * the same days; each install's latest attempt is kept whatever its age (why its chain ended, when
+   * it did). At least a day: support reads the last day's attempts of an install in trouble.
+   */
+  REFRESH_ATTEMPT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(14),
+  /**
    * Days webhook deliveries are kept (webhook_deliveries: the dedupe record and the console's webhook
    * log). At least a day, far above the freshness window (WEBHOOK_TOLERANCE_SECONDS, at most an hour)
    * in which a copy of a delivery can be accepted (contract §6; docs/spec-gaps.md A6, A7, A143).
@@ -21,8 +28,9 @@ export const retentionShape = {
   WEBHOOK_DELIVERY_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   /**
    * Days the audit logs are kept: staff actions (staff_actions) and install status changes
-   * (install_events; each install's latest change is kept whatever its age). A year and a month by
-   * default, so a yearly review always finds the whole previous year.
+   * (install_events; each install's latest change is kept whatever its age), and the record of alert
+   * storms (alert_digests, once a digest is over). A year and a month by default, so a yearly review
+   * always finds the whole previous year.
    */
   AUDIT_RETENTION_DAYS: z.coerce.number().int().min(30).max(3650).default(400),
   /** Rows per DELETE statement of the history purge (lib/retention/purge.ts): each its own short transaction. */

@@ -9,8 +9,8 @@
 //     previous batch's last row (a keyset walk). Rows the rule keeps whatever their age (each
 //     install's latest sync run) are stepped over once per run, never read again batch after batch;
 //   - only rows nobody writes: past the window (days), and for sync_runs never the newest finished run
-//     of an install and resource, nor a run newer than it (one still going), so a batch never waits
-//     for a hot path's row lock, nor takes the row a reader wants;
+//     of an install and resource, nor a run newer than it (one still going), for alert_digests never
+//     one still open, so a batch never waits for a hot path's row lock, nor takes the row a reader wants;
 //   - bounded in time: a run stops after its time limit or when the process stops, between batches;
 //     it keeps no state, the rows left are the state, so the next run (an hour later) goes on.
 //
@@ -27,7 +27,7 @@ import { env } from "@/lib/env";
 import { logger } from "@/lib/log";
 import { shutdownSignal } from "@/lib/shutdown";
 import { recordRetentionPurge } from "@/lib/telemetry";
-import { RETENTION_RULES, windowRules, type RetainedTable, type WindowPurge } from "./rules";
+import { RETENTION_RULES, windowRules, type RetainedTable, type RetentionRule, type WindowPurge } from "./rules";
 
 /** A table's job key in the retention kind's queue (lib/jobs/retention-jobs.ts), beside install row ids. */
 const TABLE_KEY_PREFIX = "table:";
@@ -66,7 +66,7 @@ export async function findTablesDueForPurge(now = new Date()): Promise<string[]>
   const due: string[] = [];
   for (const { table, rule } of windowRules()) {
     const [row] = await db().$queryRaw<{ due: boolean }[]>`
-      SELECT EXISTS (SELECT 1 FROM ${Prisma.raw(table)} WHERE ${Prisma.raw(rule.timeColumn)} < ${cutoffOf(table, now)}) AS due`;
+      SELECT EXISTS (SELECT 1 FROM ${Prisma.raw(table)} d WHERE d.${Prisma.raw(rule.timeColumn)} < ${cutoffOf(table, now)} ${onlyWhereSql(rule)}) AS due`;
     if (row?.due) due.push(tableJobKey(table));
   }
   return due;
@@ -103,6 +103,11 @@ function deletableSql(rule: WindowPurge, table: string): Prisma.Sql {
     AND n.${time} > d.${time} ${keep.newerWhere ? Prisma.sql`AND ${Prisma.raw(keep.newerWhere)}` : Prisma.empty})`;
 }
 
+/** The rule's condition on the row itself (`d`), if it has one: rows past the window without it stay. */
+function onlyWhereSql(rule: WindowPurge): Prisma.Sql {
+  return rule.onlyWhere ? Prisma.sql`AND ${Prisma.raw(rule.onlyWhere)}` : Prisma.empty;
+}
+
 /** One batch: the next `batchRows` rows past the window after the cursor; deletes those the rule lets go. */
 async function purgeBatch(
   table: RetainedTable,
@@ -114,15 +119,15 @@ async function purgeBatch(
   const t = Prisma.raw(table);
   const time = Prisma.raw(rule.timeColumn);
   const id = Prisma.raw(rule.idColumn);
-  // Every window table's id is a uuid (prisma/schema.prisma); the cursor compares as the index orders it.
-  const afterCursor = after ? Prisma.sql`AND (t.${time}, t.${id}) > (${after.at}, ${after.id}::uuid)` : Prisma.empty;
+  // The cursor compares as the index orders it: the id as its own type (a uuid, or a sequence's bigint).
+  const afterCursor = after ? Prisma.sql`AND (t.${time}, t.${id}) > (${after.at}, ${after.id}::${Prisma.raw(rule.idType)})` : Prisma.empty;
   const [row] = await db().$queryRaw<{ scanned: number; deleted: number; last_at: Date | null; last_id: string | null }[]>`
     WITH batch AS (
       SELECT t.${id} AS id, t.${time} AS at FROM ${t} t
       WHERE t.${time} < ${cutoff} ${afterCursor}
       ORDER BY t.${time}, t.${id} LIMIT ${batchRows}
     ), gone AS (
-      DELETE FROM ${t} d USING batch b WHERE d.${id} = b.id ${deletableSql(rule, table)}
+      DELETE FROM ${t} d USING batch b WHERE d.${id} = b.id ${onlyWhereSql(rule)} ${deletableSql(rule, table)}
       RETURNING 1
     ), last AS (SELECT at, id FROM batch ORDER BY at DESC, id DESC LIMIT 1)
     SELECT (SELECT count(*) FROM batch)::int AS scanned, (SELECT count(*) FROM gone)::int AS deleted,
@@ -137,9 +142,12 @@ async function purgeBatch(
  * Records the run in retention_purges (the console's "last purge") and in the metrics.
  */
 export async function purgeTable(table: RetainedTable, options: TablePurgeOptions = {}): Promise<TablePurgeSummary> {
-  const rule = RETENTION_RULES[table].purge;
-  if (rule.kind !== "window") throw new Error(`${table} has no window rule`);
-  const { now = new Date(), signal = shutdownSignal(), batchRows = env().RETENTION_BATCH_ROWS, maxBatches = Number.POSITIVE_INFINITY, timeLimitMs = RUN_TIME_LIMIT_MS } = options;
+  const purge: RetentionRule["purge"] = RETENTION_RULES[table].purge;
+  if (purge.kind !== "window") throw new Error(`${table} has no window rule`);
+  const rule: WindowPurge = purge;
+  const { now = new Date(), signal = shutdownSignal(), maxBatches = Number.POSITIVE_INFINITY, timeLimitMs = RUN_TIME_LIMIT_MS } = options;
+  // A table whose rows take others along (alert digests, their members) deletes fewer per statement.
+  const batchRows = Math.min(options.batchRows ?? env().RETENTION_BATCH_ROWS, rule.maxBatchRows ?? Number.POSITIVE_INFINITY);
   const startedAt = new Date();
   const started = performance.now();
   const cutoff = cutoffOf(table, now);

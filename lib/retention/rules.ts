@@ -14,6 +14,7 @@
 //   - install-data: an uninstalled operator's synced data, deleted SYNC_RETENTION_DAYS after the
 //     uninstall (lib/sync/retention.ts, its tables from the registry lib/sync/resources.ts);
 //   - pruned: the code that writes the table deletes its expired rows itself (named in `where`);
+//   - with-parent: the rows belong to a row of a `window` table and go with it (ON DELETE CASCADE);
 //   - bounded: one row per install, per client or per rule, never more: nothing to purge.
 //
 // Table and column names are constants of this file, never input, so the purge interpolates them as
@@ -22,7 +23,7 @@ import "server-only";
 import { SYNCED_RESOURCES } from "@/lib/sync/resources";
 
 /** A table's window, read from its setting when the purge runs (lib/env/retention.ts). */
-export type WindowSetting = "SYNC_RUN_RETENTION_DAYS" | "WEBHOOK_DELIVERY_RETENTION_DAYS" | "AUDIT_RETENTION_DAYS";
+export type WindowSetting = "SYNC_RUN_RETENTION_DAYS" | "REFRESH_ATTEMPT_RETENTION_DAYS" | "WEBHOOK_DELIVERY_RETENTION_DAYS" | "AUDIT_RETENTION_DAYS";
 
 export type WindowPurge = {
   kind: "window";
@@ -32,6 +33,18 @@ export type WindowPurge = {
   timeColumn: string;
   /** The primary key's single column, the walk's tie-break. */
   idColumn: string;
+  /** Its type in the database, for the walk's cursor: a uuid, or a sequence (BigInt in the schema). */
+  idType: "uuid" | "bigint";
+  /**
+   * A condition on the row itself (`d`) that must hold, besides its age, for it to go: rows past the
+   * window without it stay (an alert digest still waiting for its installs to recover).
+   */
+  onlyWhere?: string;
+  /**
+   * At most this many rows per statement, below RETENTION_BATCH_ROWS, when each row deleted takes its
+   * `with-parent` rows along: the statement's size is then the rows and everything they cascade to.
+   */
+  maxBatchRows?: number;
   /**
    * Rows of one group (these columns) are deleted only when a newer row of the group has `newerWhere`
    * (a condition on that newer row, `n`): the group's newest such row stays whatever its age.
@@ -51,14 +64,15 @@ export type RetentionRule = {
     | WindowPurge
     | { kind: "install-data" }
     | { kind: "pruned"; where: string }
+    | { kind: "with-parent"; parent: string }
     | { kind: "bounded" };
 };
 
 /**
  * Every table of prisma/schema.prisma, by its name in the database.
  *
- * A table another change adds (a refresh history, say) gets its rule here, and a row in
- * docs/data-retention.md; if it grows with time, a `window` rule and an index on (time, id).
+ * A table another change adds gets its rule here, and a row in docs/data-retention.md; if it grows
+ * with time, a `window` rule and an index on (time, id).
  */
 export const RETENTION_RULES = {
   // ----- operational history: a window, plus what the console needs --------------------------------
@@ -72,10 +86,27 @@ export const RETENTION_RULES = {
       setting: "SYNC_RUN_RETENTION_DAYS",
       timeColumn: "started_at",
       idColumn: "id",
+      idType: "uuid",
       // A run is deleted only once a newer *finished* run of the same install and resource exists, so
       // the console's "latest outcome" (lib/admin/install-list.ts, outcome <> 'running') never loses
       // its row, and a run still going is never deleted under it. Index (install_row_id, started_at).
       keepNewestPer: { columns: ["install_row_id", "resource"], newerWhere: "n.outcome <> 'running'" },
+    },
+  },
+  refresh_attempts: {
+    kept: "Each attempt of the refresh coordinator (lib/oauth/refresh.ts), REFRESH_ATTEMPT_RETENTION_DAYS (14); each install's latest attempt whatever its age.",
+    why:
+      "Support reads an install's refreshes beside its syncs in the console's timeline (lib/admin/timeline.ts): the same two weeks as the sync runs. The latest attempt says how the install's token chain stands, or how it ended (a refused refresh before a re-install): one row per install, kept. About one row per active install an hour (the 1-hour access token, refreshed as the sync needs it, contract §3), the second largest history after the sync runs.",
+    setting: "REFRESH_ATTEMPT_RETENTION_DAYS",
+    purge: {
+      kind: "window",
+      setting: "REFRESH_ATTEMPT_RETENTION_DAYS",
+      timeColumn: "attempted_at",
+      idColumn: "id",
+      idType: "bigint",
+      // An attempt is written after its outcome is known, never updated: a newer attempt of the same
+      // install makes an old one deletable. Index (install_row_id, attempted_at DESC).
+      keepNewestPer: { columns: ["install_row_id"] },
     },
   },
   webhook_deliveries: {
@@ -83,7 +114,7 @@ export const RETENTION_RULES = {
     why:
       "Dedupe (contract §6, docs/spec-gaps.md A7) needs a delivery's record while a copy of it can be accepted: a duplicate only inside the freshness window (WEBHOOK_TOLERANCE_SECONDS, at most an hour), a replay the service sends on request (§5.7) whenever the partner asks for one. 30 days covers the replays a partner asks for after an outage; the console's webhook log reads the same rows.",
     setting: "WEBHOOK_DELIVERY_RETENTION_DAYS",
-    purge: { kind: "window", setting: "WEBHOOK_DELIVERY_RETENTION_DAYS", timeColumn: "received_at", idColumn: "id" },
+    purge: { kind: "window", setting: "WEBHOOK_DELIVERY_RETENTION_DAYS", timeColumn: "received_at", idColumn: "id", idType: "uuid" },
   },
   // ----- the audit logs: a longer window ------------------------------------------------------------
   install_events: {
@@ -91,13 +122,38 @@ export const RETENTION_RULES = {
     why:
       "The history staff read to answer \"why is this install revoked\", and your audit duty; a year and a month so a yearly review finds the whole year. The latest change says how the install got to the state it is in now.",
     setting: "AUDIT_RETENTION_DAYS",
-    purge: { kind: "window", setting: "AUDIT_RETENTION_DAYS", timeColumn: "occurred_at", idColumn: "id", keepNewestPer: { columns: ["install_row_id"] } },
+    purge: { kind: "window", setting: "AUDIT_RETENTION_DAYS", timeColumn: "occurred_at", idColumn: "id", idType: "uuid", keepNewestPer: { columns: ["install_row_id"] } },
   },
   staff_actions: {
     kept: "Each action staff attempted in the console, AUDIT_RETENTION_DAYS (400) after it was asked for.",
     why: "The console's audit log (who did what to which install), your audit duty: the same window as the install history.",
     setting: "AUDIT_RETENTION_DAYS",
-    purge: { kind: "window", setting: "AUDIT_RETENTION_DAYS", timeColumn: "requested_at", idColumn: "id" },
+    purge: { kind: "window", setting: "AUDIT_RETENTION_DAYS", timeColumn: "requested_at", idColumn: "id", idType: "uuid" },
+  },
+  alert_digests: {
+    kept: "Each alert-storm window (lib/alerts/digest.ts), AUDIT_RETENTION_DAYS (400) after its last alert, once it is over: a window that never fired, or a digest whose held installs have all recovered. A fired digest still waiting for installs to recover stays whatever its age.",
+    why:
+      "A fired digest is the record of an incident that hit many installs at once (which type, how many, when, how long until every install recovered): a yearly review reads it beside the audit logs, so the same window. An open one is still in use: each held install's recovery is counted against it (docs/spec-gaps.md A119). One row per alert type per quiet spell, and its members: small, but it grows with every alert.",
+    setting: "AUDIT_RETENTION_DAYS",
+    purge: {
+      kind: "window",
+      setting: "AUDIT_RETENTION_DAYS",
+      timeColumn: "last_alert_at",
+      idColumn: "id",
+      idType: "uuid",
+      // Over: never fired (its alerts were each sent alone and resolve alone), or closed (every held
+      // install resolved). Neither is ever the current window again, nor touched by a recovery.
+      onlyWhere: "(d.fired_at IS NULL OR d.closed_at IS NOT NULL)",
+      // Each digest takes its members along (alert_digest_members): up to ALERT_DIGEST_THRESHOLD of
+      // them in a window that never fired, every install of the storm in a fired one.
+      maxBatchRows: 200,
+    },
+  },
+  alert_digest_members: {
+    kept: "As long as its digest (alert_digests).",
+    why: "Which installs a digest counted, held or alone, and when each recovered: part of the digest, meaningless without it.",
+    setting: "AUDIT_RETENTION_DAYS",
+    purge: { kind: "with-parent", parent: "alert_digests" },
   },
   // ----- an uninstalled operator's synced data (lib/sync/retention.ts) ------------------------------
   // Each synced resource's table too: SYNCED_DATA_RULE below, one per entry of the registry.

@@ -153,6 +153,92 @@ describe("the history purge", () => {
     expect(await sql<{ n: number }>("SELECT count(*)::int AS n FROM staff_actions")).toEqual([{ n: 1 }]);
   });
 
+  it("deletes refresh attempts past their window in batches walked by their sequence id, and keeps each install's latest attempt whatever its age", async () => {
+    const window = env().REFRESH_ATTEMPT_RETENTION_DAYS;
+    const [busy, gone] = await insertInstalls(2);
+    // busy: an attempt every hour for twice the window (its access token lives an hour). gone: its
+    // last attempts long ago, the very last refused (the refresh chain ended: staff still see why).
+    const attempts = (install: string, fromDays: number, toDays: number, everyHours: number) =>
+      sql(
+        `INSERT INTO refresh_attempts (install_row_id, attempted_at, duration_ms, outcome, host, pid)
+         SELECT $1, t, 120, 'refreshed', 'worker-1', 4242
+         FROM generate_series(now() - make_interval(days => $2), now() - make_interval(days => $3), make_interval(hours => $4)) AS t`,
+        [install, fromDays, toDays, everyHours],
+      );
+    await attempts(busy!, window * 2, 0, 1);
+    await attempts(gone!, window + 20, window + 10, 6);
+    await sql(`UPDATE refresh_attempts SET outcome = 'refused', detail = 'invalid_grant' WHERE id = (SELECT max(id) FROM refresh_attempts WHERE install_row_id = $1)`, [gone]);
+
+    const expectedKept = await sql<{ id: string }>(
+      `SELECT id::text FROM refresh_attempts r WHERE r.attempted_at >= now() - make_interval(days => $1)
+          OR r.attempted_at = (SELECT max(attempted_at) FROM refresh_attempts n WHERE n.install_row_id = r.install_row_id)
+       ORDER BY id`,
+      [window],
+    );
+    const [{ total }] = (await sql<{ total: number }>("SELECT count(*)::int AS total FROM refresh_attempts")) as [{ total: number }];
+    expect(total - expectedKept.length).toBeGreaterThan(300);
+
+    const summary = await purgeTable("refresh_attempts", { batchRows: 50 });
+    expect(summary).toMatchObject({ table: "refresh_attempts", deleted: total - expectedKept.length, stoppedEarly: false });
+    expect(summary.batches).toBeGreaterThan(6);
+    expect(await sql<{ id: string }>("SELECT id::text FROM refresh_attempts ORDER BY id")).toEqual(expectedKept);
+    expect(await sql("SELECT outcome, detail FROM refresh_attempts WHERE install_row_id = $1", [gone])).toEqual([{ outcome: "refused", detail: "invalid_grant" }]);
+    expect(await purgeTable("refresh_attempts", { batchRows: 50 })).toMatchObject({ deleted: 0 });
+  });
+
+  it("deletes alert digests that are over once past the audit window, their members with them, and keeps a fired digest still waiting for recoveries", async () => {
+    const window = env().AUDIT_RETENTION_DAYS;
+    const [install] = await insertInstalls(1);
+    /** A digest whose last alert was `days` ago, with two members (one held when it fired). */
+    const digest = async (days: number, state: "never fired" | "closed" | "open"): Promise<string> => {
+      const at = daysAgo(days);
+      const [{ id }] = (await sql<{ id: string }>(
+        `INSERT INTO alert_digests (id, type, window_started_at, last_alert_at, alerts, held, resolved, fired_at, closed_at)
+         VALUES (gen_random_uuid(), 'install.reinstall_needed', $1, $1, 2, $2, $3, $4, $5) RETURNING id::text`,
+        [at, state === "never fired" ? 0 : 1, state === "closed" ? 1 : 0, state === "never fired" ? null : at, state === "closed" ? at : null],
+      )) as [{ id: string }];
+      await sql(
+        `INSERT INTO alert_digest_members (digest_id, incident, install_row_id, held, joined_at, resolved_at)
+         VALUES ($1, 'install:' || $2::text, $2::uuid, false, $3, NULL), ($1, 'install:' || $2::text, $2::uuid, $4, $3, $5)`,
+        [id, install, at, state !== "never fired", state === "closed" ? at : null],
+      );
+      return id;
+    };
+    const oldOpen = await digest(window + 60, "open");
+    const recentClosed = await digest(window - 5, "closed");
+    const recentQuiet = await digest(1, "never fired");
+    // An old digest still open is no reason to run: nothing of it can go.
+    expect(await findTablesDueForPurge()).not.toContain("table:alert_digests");
+    const over = [await digest(window + 5, "never fired"), await digest(window + 3, "closed")];
+    expect(await findTablesDueForPurge()).toContain("table:alert_digests");
+
+    expect(await purgeTable("alert_digests")).toMatchObject({ deleted: 2, stoppedEarly: false });
+    const left = (await sql<{ id: string }>("SELECT id::text FROM alert_digests ORDER BY id")).map((row) => row.id);
+    expect(left).toEqual([oldOpen, recentClosed, recentQuiet].sort());
+    // Members went with their digest (ON DELETE CASCADE); the open digest's held member still waits.
+    expect(await sql("SELECT 1 FROM alert_digest_members WHERE digest_id = ANY($1::uuid[])", [over])).toEqual([]);
+    expect(await sql("SELECT held, resolved_at FROM alert_digest_members WHERE digest_id = $1 ORDER BY id", [oldOpen])).toEqual([
+      { held: false, resolved_at: null },
+      { held: true, resolved_at: null },
+    ]);
+  });
+
+  it("deletes alert digests at most 200 to a statement, since each takes its members along", async () => {
+    const [install] = await insertInstalls(1);
+    const at = daysAgo(env().AUDIT_RETENTION_DAYS + 1);
+    await sql(
+      `WITH d AS (
+         INSERT INTO alert_digests (id, type, window_started_at, last_alert_at, alerts)
+         SELECT gen_random_uuid(), 'sync.failing', $1::timestamptz - make_interval(mins => s), $1::timestamptz - make_interval(mins => s), 1
+         FROM generate_series(1, 450) AS s RETURNING id, last_alert_at)
+       INSERT INTO alert_digest_members (digest_id, incident, install_row_id, held, joined_at)
+       SELECT id, 'sync:' || $2::text, $2::uuid, false, last_alert_at FROM d`,
+      [at, install],
+    );
+    expect(await purgeTable("alert_digests", { batchRows: 5_000 })).toMatchObject({ deleted: 450, batches: 3, stoppedEarly: false });
+    expect(await sql("SELECT count(*)::int AS n FROM alert_digest_members")).toEqual([{ n: 0 }]);
+  });
+
   it("runs as the retention job, a job per table with rows past its window, and the console shows each table's last purge", async () => {
     const [install] = await insertInstalls(1);
     await insertRuns([install!], ["charges"], env().SYNC_RUN_RETENTION_DAYS + 3, 12);

@@ -46,15 +46,15 @@ describe("retention rules", () => {
     const dir = await mkdtemp(path.join(tmpdir(), "retention-rules-"));
     try {
       const schema = `${await readFile(SCHEMA_PATH, "utf8")}
-model RefreshAttempt {
-  id         String   @id @default(uuid()) @db.Uuid
-  occurredAt DateTime @map("occurred_at") @db.Timestamptz(3)
+model ExportJob {
+  id          String   @id @default(uuid()) @db.Uuid
+  requestedAt DateTime @map("requested_at") @db.Timestamptz(3)
 
-  @@map("refresh_attempts")
+  @@map("export_jobs")
 }
 `;
       await writeFile(path.join(dir, "schema.prisma"), schema);
-      expect(tablesWithoutRule(await loadDatamodel(path.join(dir, "schema.prisma")))).toEqual(["refresh_attempts"]);
+      expect(tablesWithoutRule(await loadDatamodel(path.join(dir, "schema.prisma")))).toEqual(["export_jobs"]);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -62,13 +62,23 @@ model RefreshAttempt {
 
   it("each window names its table's columns, a setting that exists, and an index the batched purge walks", () => {
     const settings = { ...retentionShape, ...syncShape, ...signInShape };
-    expect(windowRules().map(({ table }) => table).sort()).toEqual(["install_events", "staff_actions", "sync_runs", "webhook_deliveries"]);
+    expect(windowRules().map(({ table }) => table).sort()).toEqual([
+      "alert_digests",
+      "install_events",
+      "refresh_attempts",
+      "staff_actions",
+      "sync_runs",
+      "webhook_deliveries",
+    ]);
     for (const { table, rule } of windowRules()) {
       const model = datamodel.models.find((m) => tableOf(m) === table)!;
       const columns = model.fields.filter((f) => f.kind !== "object").map((f) => f.dbName ?? f.name);
       expect(columns, table).toContain(rule.timeColumn);
       expect(columns, table).toContain(rule.idColumn);
       expect(Object.keys(retentionShape), table).toContain(rule.setting);
+      // The cursor's cast: a uuid column, or a sequence (BigInt).
+      const idField = model.fields.find((f) => (f.dbName ?? f.name) === rule.idColumn)!;
+      expect(idField.type === "BigInt" ? "bigint" : idField.nativeType?.[0] === "Uuid" ? "uuid" : idField.type, `${table}.${rule.idColumn}`).toBe(rule.idType);
       const indexes = datamodel.indexes.filter((index) => index.model === model.name).map((index) => index.fields.map((f) => columnOf(model, f.name)));
       // The walk: (time, id), oldest first (a descending index is read backwards).
       expect(indexes, table).toContainEqual([rule.timeColumn, rule.idColumn]);
@@ -83,6 +93,22 @@ model RefreshAttempt {
     }
     for (const [table, rule] of Object.entries(retentionRules())) {
       if (rule.setting !== null) expect(Object.keys(settings), table).toContain(rule.setting);
+    }
+  });
+
+  it("a table whose rows go with their parent's names a window table that cascades to it, with an index to find them by", () => {
+    const children = Object.entries(retentionRules()).flatMap(([table, rule]) => (rule.purge.kind === "with-parent" ? [{ table, parent: rule.purge.parent }] : []));
+    expect(children.map(({ table }) => table)).toEqual(["alert_digest_members"]);
+    for (const { table, parent } of children) {
+      expect(windowRules().map((entry) => entry.table), table).toContain(parent);
+      const model = datamodel.models.find((m) => tableOf(m) === table)!;
+      const parentModel = datamodel.models.find((m) => tableOf(m) === parent)!;
+      const relation = model.fields.find((f) => f.kind === "object" && f.type === parentModel.name);
+      expect(relation?.relationOnDelete, `${table} → ${parent}`).toBe("Cascade");
+      // The cascade finds a parent's rows by an index that starts with the foreign key.
+      const foreignKey = columnOf(model, relation!.relationFromFields![0]!);
+      const indexes = datamodel.indexes.filter((index) => index.model === model.name).map((index) => index.fields.map((f) => columnOf(model, f.name)));
+      expect(indexes.some((fields) => fields[0] === foreignKey), `${table}: an index starting with ${foreignKey}`).toBe(true);
     }
   });
 

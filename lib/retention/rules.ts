@@ -96,7 +96,7 @@ export const RETENTION_RULES = {
   refresh_attempts: {
     kept: "Each attempt of the refresh coordinator (lib/oauth/refresh.ts), REFRESH_ATTEMPT_RETENTION_DAYS (14); each install's latest attempt whatever its age.",
     why:
-      "Support reads an install's refreshes beside its syncs in the console's timeline (lib/admin/timeline.ts): the same two weeks as the sync runs. The latest attempt says how the install's token chain stands, or how it ended (a refused refresh before a re-install): one row per install, kept. About one row per active install an hour (the 1-hour access token, refreshed as the sync needs it, contract §3), the second largest history after the sync runs.",
+      "Support reads an install's refreshes beside its syncs in the console's timeline (lib/admin/timeline.ts): the same two weeks as the sync runs. The latest attempt says how the install's token chain stands, or how it ended (a refused refresh before a re-install): one row per install, kept. About one row per active install an hour (the 1-hour access token, refreshed as the sync needs it, contract §3), the second largest history after the sync runs (docs/spec-gaps.md A146).",
     setting: "REFRESH_ATTEMPT_RETENTION_DAYS",
     purge: {
       kind: "window",
@@ -133,7 +133,7 @@ export const RETENTION_RULES = {
   alert_digests: {
     kept: "Each alert-storm window (lib/alerts/digest.ts), AUDIT_RETENTION_DAYS (400) after its last alert, once it is over: a window that never fired, or a digest whose held installs have all recovered. A fired digest still waiting for installs to recover stays whatever its age.",
     why:
-      "A fired digest is the record of an incident that hit many installs at once (which type, how many, when, how long until every install recovered): a yearly review reads it beside the audit logs, so the same window. An open one is still in use: each held install's recovery is counted against it (docs/spec-gaps.md A119). One row per alert type per quiet spell, and its members: small, but it grows with every alert.",
+      "A fired digest is the record of an incident that hit many installs at once (which type, how many, when, how long until every install recovered): a yearly review reads it beside the audit logs, so the same window. An open one is still in use: each held install's recovery is counted against it (docs/spec-gaps.md A119). One row per alert type per quiet spell, and its members: small, but it grows with every alert (docs/spec-gaps.md A147).",
     setting: "AUDIT_RETENTION_DAYS",
     purge: {
       kind: "window",

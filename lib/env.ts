@@ -16,6 +16,7 @@ import { processShape } from "./env/process";
 import { jobsShape } from "./env/jobs";
 import { apiBudgetShape } from "./env/api-budget";
 import { syncShape } from "./env/sync";
+import { retentionShape } from "./env/retention";
 import { dashboardShape } from "./env/dashboard";
 import { signInShape } from "./env/sign-in";
 import { alertsShape } from "./env/alerts";
@@ -37,6 +38,7 @@ const EnvSchema = z.object({
   ...jobsShape,
   ...apiBudgetShape,
   ...syncShape,
+  ...retentionShape,
   ...dashboardShape,
   ...signInShape,
   ...alertsShape,

@@ -13,8 +13,8 @@ export const syncShape = {
    * at least this often picks up changes to older records and marks deleted ones.
    */
   SYNC_FULL_PASS_INTERVAL_HOURS: z.coerce.number().min(0).max(24 * 30).default(24),
-  /** Days an uninstalled operator's synced data is kept before it is deleted; 0 = at once. */
   /** How often each active install is synced (the scheduled fan-out runs every 5 minutes; lib/jobs/kinds.ts). */
   SYNC_INTERVAL_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(15),
+  /** Days an uninstalled operator's synced data is kept before it is deleted; 0 = at once. */
   SYNC_RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
 };

@@ -23,13 +23,17 @@ import { checkInstall, findInstallsDueForCheck } from "./install-check";
 import { findGrantsDueForKeepAlive, keepInstallAlive } from "./keep-alive";
 import { JOB_KIND_NAMES, JOB_KINDS, type JobKind } from "./kinds";
 import { ALERT_QUEUES } from "./queues";
-import { findInstallsDueForPurge, findInstallsDueForSync, purgeInstallJob, syncInstallJob } from "./sync-jobs";
+import { findRetentionDue, retentionJob } from "./retention-jobs";
+import { findInstallsDueForSync, syncInstallJob } from "./sync-jobs";
 
 /** What a job kind does: the other half of its declaration in lib/jobs/kinds.ts. */
 export type JobWork = {
-  /** The installs due now (row ids): one indexed query, run by the fan-out. */
+  /**
+   * The installs due now (row ids): one indexed query, run by the fan-out. Each is a job's key (its
+   * singleton key and `installRowId`); the retention kind also keys a job per table (./retention-jobs.ts).
+   */
   findDue: (now: Date) => Promise<string[]>;
-  /** One install's work: returns its outcome, or throws to have the job retried. */
+  /** One key's work: returns its outcome, or throws to have the job retried. */
   work: (installRowId: string) => Promise<string>;
 };
 
@@ -41,7 +45,8 @@ export const JOB_WORK = {
   "keep-alive": { findDue: findGrantsDueForKeepAlive, work: (installRowId) => keepInstallAlive(installRowId) },
   reconcile: { findDue: findInstallsDueForCheck, work: checkInstall },
   sync: { findDue: findInstallsDueForSync, work: syncInstallJob },
-  retention: { findDue: findInstallsDueForPurge, work: purgeInstallJob },
+  // Keys are install row ids and `table:<name>` (./retention-jobs.ts says why one kind serves both).
+  retention: { findDue: findRetentionDue, work: retentionJob },
 } satisfies Record<JobKind, JobWork>;
 
 /** Per-install jobs inserted per statement by a fan-out: 10,000 installs take ten statements. */

@@ -69,7 +69,8 @@ const PER_INSTALL_RETRIES: JobRetries = { retryLimit: 5, retryDelay: 60, retryBa
  *
  * sync, every 5 minutes (offset from the sweep), for active installs not synced for
  * SYNC_INTERVAL_MINUTES (15): each run is incremental but for a full pass a day (lib/sync/strategy.ts),
- * paid from the background share, so pages keep the reserve. Retention, daily at 03:37 UTC.
+ * paid from the background share, so pages keep the reserve. Retention, hourly at :37: the revoked
+ * installs' data and each table's history past its window (lib/retention/rules.ts), a job per table.
  */
 export const JOB_KINDS = {
   "keep-alive": {
@@ -113,12 +114,20 @@ export const JOB_KINDS = {
   },
   retention: {
     fanOutQueue: "retention",
-    /** Delete a revoked install's synced data in batches, once SYNC_RETENTION_DAYS have passed (lib/sync/retention.ts). */
+    /**
+     * Delete a revoked install's synced data in batches, once SYNC_RETENTION_DAYS have passed
+     * (lib/sync/retention.ts), and each table's history past its window (lib/retention/purge.ts): keyed
+     * by install row id or by `table:<name>` (lib/jobs/retention-jobs.ts).
+     */
     installQueue: "retention.install",
     deadLetterQueue: "retention.install.dead-letter",
-    cron: "37 3 * * *",
+    // Hourly: each run deletes an hour's worth of history (about 120,000 sync runs at 10,000
+    // installs), and a run its time limit stopped goes on within the hour instead of a day later.
+    cron: "37 * * * *",
     cause: "schedule",
     retries: PER_INSTALL_RETRIES,
+    // A table's run stops itself after 5 minutes (lib/retention/purge.ts) and an install's after
+    // 1,000 batches: a job still active after 10 belongs to a dead worker.
     expireInSeconds: 10 * 60,
   },
 } as const satisfies Record<string, JobKindDeclaration>;

@@ -65,6 +65,8 @@ type Instruments = {
   syncRuns: Counter;
   syncLag: Histogram;
   jobDuration: Histogram;
+  retentionDeleted: Counter;
+  retentionPurgeDuration: Histogram;
 };
 
 function createInstruments(meter: Meter): Instruments {
@@ -111,6 +113,17 @@ function createInstruments(meter: Meter): Instruments {
       unit: "s",
       advice: { explicitBucketBoundaries: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300] },
     }),
+    // The history purge (lib/retention/purge.ts): how much each table loses per run, and how long it
+    // takes; a duration that creeps up to the run's time limit means the purge is falling behind.
+    retentionDeleted: meter.createCounter(`${PREFIX}.retention.deleted_rows`, {
+      description: "Rows the history purge deleted, by table",
+      unit: "{row}",
+    }),
+    retentionPurgeDuration: meter.createHistogram(`${PREFIX}.retention.purge.duration`, {
+      description: "Duration of one table's purge run, by table and outcome (done, more)",
+      unit: "s",
+      advice: { explicitBucketBoundaries: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300] },
+    }),
   };
 }
 
@@ -145,6 +158,12 @@ export function recordWebhookRejection(reason: string): void {
 
 export function recordSyncRun(resource: string, outcome: string): void {
   instruments().syncRuns.add(1, { [`${PREFIX}.sync.resource`]: resource, [`${PREFIX}.sync.outcome`]: outcome });
+}
+
+export function recordRetentionPurge(table: string, outcome: string, deletedRows: number, seconds: number): void {
+  const attributes = { [`${PREFIX}.retention.table`]: table };
+  instruments().retentionDeleted.add(deletedRows, attributes);
+  instruments().retentionPurgeDuration.record(seconds, { ...attributes, [`${PREFIX}.retention.outcome`]: outcome });
 }
 
 export function recordSyncLag(resource: string, lagSeconds: number): void {

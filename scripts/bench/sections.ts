@@ -11,6 +11,7 @@ import { overview } from "./overview";
 import { primitives } from "./primitives";
 import { signIn } from "./sign-in";
 import { stampede } from "./stampede";
+import { storage } from "./storage";
 import { storm } from "./storm";
 import { sync } from "./sync";
 
@@ -29,4 +30,6 @@ export const SECTIONS: readonly Section[] = [
   { name: "sign-in", run: signIn },
   { name: "console", run: staffConsole },
   { name: "keepalive", run: keepalive },
+  // Last: it fills the history tables with a month of rows, then empties them.
+  { name: "storage", run: storage },
 ];

@@ -64,8 +64,18 @@ async function seedInstalls(): Promise<Record<number, string>> {
     [byInstallId[7]],
   );
   await recordLatestFromRuns([byInstallId[7]!]);
+  // Each history table's last purge (lib/retention/purge.ts), for the list's "last purge" line: six
+  // tables, one of them not finished, must wrap on a phone like the rest.
+  await sql(
+    `INSERT INTO retention_purges (table_name, started_at, finished_at, cutoff, deleted_rows, batches, outcome)
+     SELECT t, now() - interval '3 minutes', now() - interval '1 minute', now() - interval '14 days', 123456, 25, CASE WHEN t = 'sync_runs' THEN 'more' ELSE 'done' END
+     FROM unnest($1::text[]) AS t`,
+    [PURGED_TABLES],
+  );
   return byInstallId;
 }
+
+const PURGED_TABLES = ["sync_runs", "refresh_attempts", "webhook_deliveries", "install_events", "staff_actions", "alert_digests"];
 
 const installRows = (page: Page) => page.getByTestId("installs").locator("tr[data-install-row]");
 
@@ -89,6 +99,8 @@ test("staff search, filter and page through the installs, on a desktop screen an
     await expect(page.getByTestId("count-total")).toHaveText(String(COUNT));
     await expect(page.getByTestId("install-range")).toHaveText(`1–25 of ${COUNT}`);
     await expect(installRows(page)).toHaveCount(25);
+    await expect(page.getByTestId("retention-line").locator("[data-purge-table]")).toHaveCount(PURGED_TABLES.length);
+    await expect(page.getByTestId("retention-line")).toContainText("not finished: the next run goes on");
     await expectNoSidewaysScroll(page);
     // A slug too long for its column wraps after a hyphen, never inside a word.
     for (const pair of await lineBreaks(page, `[data-install-row="${installs[1]}"] [data-testid="install-slug"]`)) expect(pair, `${viewport.name}: "${LONG_SLUG}" broke inside a word`).toMatch(/^-/);

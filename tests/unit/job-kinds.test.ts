@@ -126,6 +126,22 @@ describe("the job kinds", () => {
   });
 });
 
+describe("the retention kind", () => {
+  it("keys a job per table with a window rule beside the revoked installs, and takes no other key for a table", async () => {
+    const { tableJobKey, tableOfJobKey } = await import("@/lib/retention/purge");
+    const { windowRules } = await import("@/lib/retention/rules");
+    const tables = windowRules().map(({ table }) => table);
+    expect(tables).toContain("sync_runs");
+    for (const table of tables) expect(tableOfJobKey(tableJobKey(table)), table).toBe(table);
+    // An install's row id is an install's key; a table without a window, or no table, is no table key.
+    for (const key of ["0b7e6f4e-8a0e-4d61-9d39-1f0b2d7c1a11", "table:installs", "table:constructor", "table:", "sync_runs"]) {
+      expect(tableOfJobKey(key), key).toBeNull();
+    }
+    // At least hourly, so each run deletes about an hour's history (lib/jobs/kinds.ts).
+    expect(JOB_KINDS.retention.cron.split(" ")[1]).toBe("*");
+  });
+});
+
 describe("WORKER_JOBS and JOB_EXPIRE_SECONDS", () => {
   const local = generateLocalEnv({ app: 3000, sandbox: 4010 });
   const problemsWith = (name: string, value: string) => environmentProblems({ ...local, [name]: value }).filter((p) => p.startsWith(name));

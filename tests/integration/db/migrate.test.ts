@@ -123,6 +123,7 @@ describe("applyMigrations", () => {
       "pending_sign_ins",
       "rate_limits",
       "refresh_attempts",
+      "retention_purges",
       "sessions",
       "staff_actions",
       "sync_checkpoints",

@@ -8,6 +8,7 @@ import type { Metadata } from "next";
 import { fetchInstallList, parseInstallListQuery } from "@/lib/admin/install-list";
 import { requireStaff } from "@/lib/auth/staff";
 import { CircuitBanner } from "../../circuit-banner";
+import { RetentionLine } from "../../retention-line";
 import { InstallCounts } from "./install-counts";
 import { InstallFilters } from "./install-filters";
 import { InstallTable } from "./install-table";
@@ -27,6 +28,7 @@ export default async function InstallsPage({ searchParams }: { searchParams: Pro
       <InstallCounts list={list} />
       {list.total > 0 ? <InstallFilters query={query} /> : null}
       <InstallTable list={list} query={query} />
+      <RetentionLine />
     </div>
   );
 }

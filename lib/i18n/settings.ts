@@ -1,5 +1,6 @@
 // The operator's own choice of language and time zone ("Settings and access", /dashboard/settings),
-// and the cookies that carry it. Not server-only: the browser's zone is written by a client component.
+// checked as the form posts it; the cookies that carry it are named in ./cookies (zod stays out of the
+// browser's bundle: its check for eval is a violation under the app's CSP).
 //
 // Stored in a cookie, not with the install (docs/spec-gaps.md A152): a language is a person's, and one
 // install is used by everyone who works for its operator (contract §2: one install per operator), so a
@@ -8,12 +9,7 @@
 import { z } from "zod";
 import { isLocale, isTimeZone, type Locale } from "./locales";
 
-export const LOCALE_COOKIE = "dashboard-locale";
-export const ZONE_COOKIE = "dashboard-zone";
-/** The zone the browser reports (`Intl.DateTimeFormat().resolvedOptions().timeZone`), sent once by a tiny script. */
-export const BROWSER_ZONE_COOKIE = "browser-zone";
-/** A year: a choice is kept until changed. */
-export const DISPLAY_COOKIE_MAX_AGE = 365 * 24 * 60 * 60;
+export { BROWSER_ZONE_COOKIE, DISPLAY_COOKIE_MAX_AGE, LOCALE_COOKIE, ZONE_COOKIE } from "./cookies";
 
 /** "auto": no choice, the dashboard follows the install's country, then the browser (A151). */
 export const AUTOMATIC = "auto";

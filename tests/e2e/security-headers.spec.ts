@@ -20,7 +20,7 @@ async function watchCspViolations(page: Page): Promise<string[]> {
   await page.addInitScript(() => {
     document.addEventListener("securitypolicyviolation", (event) => {
       const report = (window as unknown as { __reportCspViolation: (v: string) => void }).__reportCspViolation;
-      void report(`${location.href}: ${event.violatedDirective} blocked ${event.blockedURI || "inline"}`);
+      void report(`${location.href}: ${event.violatedDirective} blocked ${event.blockedURI || "inline"} at ${event.sourceFile}:${event.lineNumber}:${event.columnNumber}`);
     });
   });
   page.on("console", (message) => {

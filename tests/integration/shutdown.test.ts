@@ -250,8 +250,8 @@ describe("the worker on SIGTERM", () => {
     const installs = await installsDueForKeepAlive(3);
     // The identity provider holds each refresh for 3 s, so the signal lands while one is under way.
     await control("POST", "/faults", { tokenEndpoint: { mode: "delay", count: 3, delayMs: 3_000 } });
-    // One job at a time (the default runs ten at once), so that one refresh is under way and two wait.
-    const worker = startWorker({ JOB_CONCURRENCY: "1" });
+    // One job at a time (keep-alive runs KEEP_ALIVE_CONCURRENCY at once, 25 by default), so that one refresh is under way and two wait.
+    const worker = startWorker({ KEEP_ALIVE_CONCURRENCY: "1" });
     const stats = await tokenStatsWhen((s) => s.refreshes_in_flight > 0 || s.refreshes_issued > 0, "a refresh");
     expect(stats).toMatchObject({ refreshes_in_flight: 1, refreshes_issued: 0 });
     worker.child.kill("SIGTERM");

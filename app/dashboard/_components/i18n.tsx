@@ -9,7 +9,7 @@ import { createContext, useContext, useEffect } from "react";
 import { formatterFor } from "@/lib/i18n/format";
 import { DEFAULT_LOCALE, DEFAULT_TIME_ZONE, type DisplaySource, type Locale } from "@/lib/i18n/locales";
 import { translator } from "@/lib/i18n/messages";
-import { BROWSER_ZONE_COOKIE, DISPLAY_COOKIE_MAX_AGE } from "@/lib/i18n/settings";
+import { BROWSER_ZONE_COOKIE, DISPLAY_COOKIE_MAX_AGE } from "@/lib/i18n/cookies";
 
 type Display = { locale: Locale; timeZone: string };
 
@@ -35,16 +35,26 @@ export function useI18n() {
  * (docs/spec-gaps.md A151). When the page was drawn without a better source and the browser's zone
  * differs, the page is drawn again (router.refresh, in place) so its times are in that zone at once.
  */
+/** The browser zone this document has already asked the server to draw the page in (BrowserZone). */
+let refreshedForZone: string | undefined;
+
 function BrowserZone({ timeZone, zoneFrom }: { timeZone: string; zoneFrom: DisplaySource }) {
   const router = useRouter();
   useEffect(() => {
     const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
     if (!zone) return;
     const current = document.cookie.split("; ").find((c) => c.startsWith(`${BROWSER_ZONE_COOKIE}=`))?.slice(BROWSER_ZONE_COOKIE.length + 1);
-    if (current === encodeURIComponent(zone)) return;
-    const secure = location.protocol === "https:" ? "; secure" : "";
-    document.cookie = `${BROWSER_ZONE_COOKIE}=${encodeURIComponent(zone)}; path=/; max-age=${DISPLAY_COOKIE_MAX_AGE}; samesite=lax${secure}`;
-    if ((zoneFrom === "default" || zoneFrom === "browser") && zone !== timeZone) router.refresh();
+    if (current !== encodeURIComponent(zone)) {
+      const secure = location.protocol === "https:" ? "; secure" : "";
+      document.cookie = `${BROWSER_ZONE_COOKIE}=${encodeURIComponent(zone)}; path=/; max-age=${DISPLAY_COOKIE_MAX_AGE}; samesite=lax${secure}`;
+    }
+    // Decided by what this page was drawn with, not by whether the cookie was there: a page requested
+    // while the previous page was still writing the cookie was drawn without it. Once per document
+    // and zone, so a zone the server refuses cannot start a loop of refreshes.
+    if ((zoneFrom === "default" || zoneFrom === "browser") && zone !== timeZone && refreshedForZone !== zone) {
+      refreshedForZone = zone;
+      router.refresh();
+    }
   }, [router, timeZone, zoneFrom]);
   return null;
 }

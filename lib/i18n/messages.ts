@@ -68,5 +68,23 @@ export function translator(locale: Locale): Translator {
   return made;
 }
 
+/**
+ * An optional section's translators (the i18n.ts in its folder): its own catalogue, one JSON per
+ * shipped language in its folder, read before the core one; each locale's translator made once.
+ * `Own` is the section's English keys.
+ */
+export function sectionTranslators<Own extends string>(catalogue: Record<Locale, Catalogue>) {
+  type SectionTranslator = ReturnType<typeof createTranslator<Own | MessageKey>>;
+  const made = new Map<Locale, SectionTranslator>();
+  return (locale: Locale): SectionTranslator => {
+    let t = made.get(locale);
+    if (!t) {
+      t = createTranslator<Own | MessageKey>(locale, catalogue);
+      made.set(locale, t);
+    }
+    return t;
+  };
+}
+
 /** What a component needs to word and format: the request's translator and formatter (lib/i18n/request.ts). */
 export type Words = { t: Translator; f: import("./format").Formatter };

@@ -4,7 +4,7 @@
 // leaves no key behind; tests/unit/i18n-messages.test.ts checks every language has English's keys.
 // Not server-only: the chart, a client component, words itself with it too.
 import type { Locale } from "@/lib/i18n/locales";
-import { createTranslator, type MessageKey } from "@/lib/i18n/messages";
+import { sectionTranslators, type MessageKey } from "@/lib/i18n/messages";
 import en from "./_messages/en.json" with { type: "json" };
 import nb from "./_messages/nb.json" with { type: "json" };
 
@@ -12,16 +12,7 @@ import nb from "./_messages/nb.json" with { type: "json" };
 const CATALOGUE: Record<Locale, Record<string, string>> = { en, nb };
 
 export type EnergyMessageKey = keyof typeof en | MessageKey;
-export type EnergyTranslator = ReturnType<typeof createTranslator<EnergyMessageKey>>;
-
-const made = new Map<Locale, EnergyTranslator>();
 
 /** The Energy section's translator for a locale (its keys, then the core catalogue's), made once. */
-export function energyTranslator(locale: Locale): EnergyTranslator {
-  let t = made.get(locale);
-  if (!t) {
-    t = createTranslator<EnergyMessageKey>(locale, CATALOGUE);
-    made.set(locale, t);
-  }
-  return t;
-}
+export const energyTranslator = sectionTranslators<keyof typeof en>(CATALOGUE);
+export type EnergyTranslator = ReturnType<typeof energyTranslator>;

@@ -4,7 +4,7 @@
 // leaves no key behind; tests/unit/i18n-messages.test.ts checks every language has English's keys.
 // Not server-only: the rename form, a client component, words itself with it too.
 import type { Locale } from "@/lib/i18n/locales";
-import { createTranslator, type MessageKey } from "@/lib/i18n/messages";
+import { sectionTranslators, type MessageKey } from "@/lib/i18n/messages";
 import en from "./_messages/en.json" with { type: "json" };
 import nb from "./_messages/nb.json" with { type: "json" };
 
@@ -12,16 +12,7 @@ import nb from "./_messages/nb.json" with { type: "json" };
 const CATALOGUE: Record<Locale, Record<string, string>> = { en, nb };
 
 export type TeamsMessageKey = keyof typeof en | MessageKey;
-export type TeamsTranslator = ReturnType<typeof createTranslator<TeamsMessageKey>>;
-
-const made = new Map<Locale, TeamsTranslator>();
 
 /** The Teams section's translator for a locale (its keys, then the core catalogue's), made once. */
-export function teamsTranslator(locale: Locale): TeamsTranslator {
-  let t = made.get(locale);
-  if (!t) {
-    t = createTranslator<TeamsMessageKey>(locale, CATALOGUE);
-    made.set(locale, t);
-  }
-  return t;
-}
+export const teamsTranslator = sectionTranslators<keyof typeof en>(CATALOGUE);
+export type TeamsTranslator = ReturnType<typeof teamsTranslator>;

@@ -5,6 +5,16 @@
 import { signOut } from "next-auth/react";
 import { useState } from "react";
 
+// Set once a sign-out starts in this document: a page that redraws itself (router.refresh, as the
+// dashboard does while a first copy runs) must not redraw under it, or the redraw can land after the
+// session is cleared and leave the person on the page, signed out, instead of at `callbackUrl`.
+let signingOut = false;
+
+/** Whether this document is signing out (the page's own refreshes wait for the navigation instead). */
+export function isSigningOut(): boolean {
+  return signingOut;
+}
+
 /** `label`, `pendingLabel`: the words in the reader's language (the dashboard's catalogue); English by default. */
 export function SignOutButton({ callbackUrl, label = "Sign out", pendingLabel = "Signing out…" }: { callbackUrl: string; label?: string; pendingLabel?: string }) {
   const [pending, setPending] = useState(false);
@@ -14,6 +24,7 @@ export function SignOutButton({ callbackUrl, label = "Sign out", pendingLabel = 
       disabled={pending}
       onClick={() => {
         setPending(true);
+        signingOut = true;
         void signOut({ callbackUrl });
       }}
       className="rounded-md border border-slate-300 bg-white px-3 py-1 text-sm text-slate-700 hover:bg-slate-50 disabled:opacity-60"

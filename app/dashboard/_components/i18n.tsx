@@ -6,6 +6,7 @@
 // choice: both catalogues are in the bundle, which is small.
 import { useRouter } from "next/navigation";
 import { createContext, useContext, useEffect } from "react";
+import { isSigningOut } from "@/app/components/sign-out-button";
 import { formatterFor } from "@/lib/i18n/format";
 import { DEFAULT_LOCALE, DEFAULT_TIME_ZONE, type DisplaySource, type Locale } from "@/lib/i18n/locales";
 import { translator } from "@/lib/i18n/messages";
@@ -51,7 +52,7 @@ function BrowserZone({ timeZone, zoneFrom }: { timeZone: string; zoneFrom: Displ
     // Decided by what this page was drawn with, not by whether the cookie was there: a page requested
     // while the previous page was still writing the cookie was drawn without it. Once per document
     // and zone, so a zone the server refuses cannot start a loop of refreshes.
-    if ((zoneFrom === "default" || zoneFrom === "browser") && zone !== timeZone && refreshedForZone !== zone) {
+    if ((zoneFrom === "default" || zoneFrom === "browser") && zone !== timeZone && refreshedForZone !== zone && !isSigningOut()) {
       refreshedForZone = zone;
       router.refresh();
     }

@@ -10,6 +10,7 @@
 // not move (contract §7), and a page that polled it would poll for ever. docs/spec-gaps.md A134.
 import { useRouter } from "next/navigation";
 import { useEffect } from "react";
+import { isSigningOut } from "@/app/components/sign-out-button";
 import { useI18n } from "./i18n";
 
 /** Every 3 s at first, when the copy of a usual operator ends; then every 15 s for a long one. */
@@ -28,11 +29,11 @@ export function RefreshWhileCopying({ testId = "refresh-while-copying" }: { test
     };
     const tick = () => {
       // A tab in the background asks nothing; it catches up when it is shown again.
-      if (document.visibilityState === "visible") router.refresh();
+      if (document.visibilityState === "visible" && !isSigningOut()) router.refresh();
       schedule();
     };
     const onShow = () => {
-      if (document.visibilityState === "visible") router.refresh();
+      if (document.visibilityState === "visible" && !isSigningOut()) router.refresh();
     };
     schedule();
     document.addEventListener("visibilitychange", onShow);

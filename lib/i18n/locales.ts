@@ -46,6 +46,20 @@ export function isTimeZone(value: unknown): value is string {
 }
 
 /**
+ * How a page names its zone beside a range or a time ("Oslo time", "Oslo-tid", "UTC"). A zone with a
+ * city takes its city through the catalogue's `zone.cityTime`. A zone without one ("UTC", "Etc/UTC",
+ * "GMT", "Etc/GMT-2") takes the platform's own short name instead: "Etc/UTC time" says nothing, and
+ * "GMT-2 time" would read the POSIX sign backwards (Etc/GMT-2 is two hours *ahead* of UTC: "GMT+2").
+ */
+export function zoneLabel(timeZone: string, locale: Locale, cityTime: (city: string) => string): string {
+  if (!timeZone.includes("/") || timeZone.startsWith("Etc/")) {
+    const parts = new Intl.DateTimeFormat(LOCALES[locale].tag, { timeZone, timeZoneName: "short" }).formatToParts(0);
+    return parts.find((part) => part.type === "timeZoneName")?.value ?? timeZone;
+  }
+  return cityTime(timeZone.split("/").at(-1)!.replaceAll("_", " "));
+}
+
+/**
  * The shipped language an Accept-Language header prefers most ("nb-NO,nb;q=0.9,en;q=0.8" → nb),
  * by its q-values; "no" (Norwegian) counts as bokmål. Null when none of them is shipped.
  */

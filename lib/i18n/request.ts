@@ -8,7 +8,7 @@ import { cache } from "react";
 import { currentOperator } from "@/lib/auth/operator-session";
 import { db } from "@/lib/db/client";
 import { formatterFor, type Formatter } from "./format";
-import { resolveDisplay, type Display } from "./locales";
+import { resolveDisplay, zoneLabel, type Display } from "./locales";
 import { translator, type Translator } from "./messages";
 import { BROWSER_ZONE_COOKIE, LOCALE_COOKIE, ZONE_COOKIE } from "./settings";
 
@@ -46,7 +46,10 @@ export const dashboardI18n = cache(async (): Promise<DashboardI18n> => {
     browserZone: decoded(jar.get(BROWSER_ZONE_COOKIE)?.value),
   });
   const t = translator(display.locale);
-  const city = display.timeZone.split("/").at(-1)!.replaceAll("_", " ");
-  const zoneLabel = display.timeZone === "UTC" ? "UTC" : t("zone.cityTime", { city });
-  return { ...display, f: formatterFor(display.locale, display.timeZone), t, zoneLabel };
+  return {
+    ...display,
+    f: formatterFor(display.locale, display.timeZone),
+    t,
+    zoneLabel: zoneLabel(display.timeZone, display.locale, (city) => t("zone.cityTime", { city })),
+  };
 });

@@ -4,7 +4,7 @@
 // and every fallback step, with what a stranger can send refused.
 import { describe, expect, it } from "vitest";
 import { cachedFormatterCount, createFormatter, formatterFor } from "@/lib/i18n/format";
-import { isTimeZone, localeFromAcceptLanguage, resolveDisplay } from "@/lib/i18n/locales";
+import { isTimeZone, localeFromAcceptLanguage, resolveDisplay, zoneLabel } from "@/lib/i18n/locales";
 import { parseDisplaySettings } from "@/lib/i18n/settings";
 
 // Intl writes a no-break space (U+00A0) between digit groups and before "kr" in Norwegian; compare with plain spaces.
@@ -116,6 +116,17 @@ describe("the order the dashboard picks its language and zone in", () => {
     expect(isTimeZone("Europe/Oslo")).toBe(true);
     expect(isTimeZone("UTC")).toBe(true);
     for (const bad of ["Mars/Olympus", "", "Europe/Oslo\n", "../etc/passwd", "x".repeat(100), 42, null]) expect(isTimeZone(bad), String(bad)).toBe(false);
+  });
+
+  it("names a zone by its city, and a zone without one by the platform's short name, with the sign the right way round", () => {
+    const en = (city: string) => `${city} time`;
+    const nb = (city: string) => `${city}-tid`;
+    expect(zoneLabel("Europe/Oslo", "nb", nb)).toBe("Oslo-tid");
+    expect(zoneLabel("America/Argentina/Buenos_Aires", "en", en)).toBe("Buenos Aires time");
+    for (const zone of ["UTC", "Etc/UTC", "GMT", "Zulu"]) expect(zoneLabel(zone, "en", en), zone).toBe("UTC");
+    // Etc/GMT-2 is two hours ahead of UTC (POSIX signs): never "GMT-2 time".
+    expect(zoneLabel("Etc/GMT-2", "en", en)).toBe("GMT+2");
+    expect(zoneLabel("Etc/GMT+5", "nb", nb)).toBe("GMT-5");
   });
 });
 

@@ -93,6 +93,8 @@ export async function storage() {
   const dayStart = (day: number) => new Date(start.getTime() + day * 86_400_000);
 
   const clear = () => sql(`TRUNCATE ${TABLES.join(", ")}`);
+  // Rows go in in time order (ORDER BY), as the app writes them, so the table's pages hold its rows
+  // by time as a real one's do and the purge's walk of the time index reads them as it would there.
   const insertDay = async (day: number) => {
     const from = dayStart(day);
     await sql(
@@ -100,7 +102,7 @@ export async function storage() {
        SELECT gen_random_uuid(), i.id, r, 'incremental', gen_random_uuid(), t, t + interval '4 seconds', 4000, 1, 3, 1, 'completed'
        FROM installs i CROSS JOIN unnest($2::text[]) AS r
        CROSS JOIN generate_series($1::timestamptz, $1::timestamptz + interval '1 day' - interval '1 second', make_interval(mins => $3)) AS t
-       WHERE ${installFilter}`,
+       WHERE ${installFilter} ORDER BY t, i.install_id`,
       [from, resources, interval],
     );
     // Each install's attempts an hour apart, at its own minute of the hour.
@@ -109,7 +111,7 @@ export async function storage() {
        SELECT i.id, t + make_interval(secs => (i.install_id % 3600)), 180, 'refreshed', 'worker-7f9c6d5b8-x2k4q', 4242
        FROM installs i
        CROSS JOIN generate_series($1::timestamptz, $1::timestamptz + interval '1 day' - interval '1 second', make_interval(mins => 1440 / $2::int)) AS t
-       WHERE ${installFilter}`,
+       WHERE ${installFilter} ORDER BY 2`,
       [from, REFRESHES_PER_INSTALL_DAY],
     );
     await sql(
@@ -117,20 +119,20 @@ export async function storage() {
        SELECT gen_random_uuid(), 'id:whd_' || gen_random_uuid(), 'install.config.updated', i.install_id, t, t, 'processed', 'configuration stored', $3::jsonb
        FROM installs i CROSS JOIN generate_series(1, $2::int) AS k
        CROSS JOIN LATERAL (SELECT $1::timestamptz + random() * interval '1 day' AS t) AS at
-       WHERE ${installFilter}`,
+       WHERE ${installFilter} ORDER BY t`,
       [from, DELIVERIES_PER_INSTALL_DAY, JSON.stringify(PAYLOAD)],
     );
     await sql(
       `INSERT INTO install_events (id, install_row_id, from_status, to_status, cause, detail, occurred_at)
        SELECT gen_random_uuid(), i.id, 'ACTIVE', 'ACTIVE', 'reconcile', 'install checked against the API', $1::timestamptz + random() * interval '1 day'
-       FROM installs i WHERE ${installFilter} AND random() < $2`,
+       FROM installs i WHERE ${installFilter} AND random() < $2 ORDER BY 7`,
       [from, EVENTS_PER_INSTALL_DAY],
     );
     await sql(
       `INSERT INTO staff_actions (id, staff_email, staff_role, action, install_row_id, install_id, outcome, detail, requested_at, finished_at)
        SELECT gen_random_uuid(), 'staff@example.com', 'operator', 'sync', i.id, i.install_id, 'queued', 'A sync was queued.', t, t
        FROM installs i CROSS JOIN LATERAL (SELECT $1::timestamptz + random() * interval '1 day' AS t) AS at
-       WHERE ${installFilter} AND random() < $2`,
+       WHERE ${installFilter} AND random() < $2 ORDER BY t`,
       [from, STAFF_ACTIONS_PER_INSTALL_DAY],
     );
   };

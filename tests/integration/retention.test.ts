@@ -2,11 +2,12 @@
 // loses its rows past the window in batches, keeps what the console and the webhook dedupe need, can be
 // stopped between batches and goes on at the next run, and runs as the retention job (a job per table).
 import { createHmac, randomUUID } from "node:crypto";
+import pg from "pg";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { closeSql, resetWorld, sql, stack } from "../helpers/stack";
 import { signInStaffWithFetch } from "../helpers/staff-sign-in";
 
-const { purgeTable, findTablesDueForPurge } = await import("@/lib/retention/purge");
+const { purgeTable, purgeBatchStatement, findTablesDueForPurge } = await import("@/lib/retention/purge");
 const { env } = await import("@/lib/env");
 
 beforeEach(resetWorld);
@@ -103,6 +104,33 @@ describe("the history purge", () => {
     // the window goes, the ones the first run took and the ones this run took, none twice.
     expect(60 + rest.deleted).toBe(old);
     expect(await sql("SELECT 1 FROM sync_runs WHERE started_at < now() - make_interval(days => $1)", [env().SYNC_RUN_RETENTION_DAYS])).toEqual([]);
+  });
+
+  it("checks each batch row's keep-newest rule by a probe of its group's index, never by a join that reads the whole table per batch", async () => {
+    // At 10,000 installs (43 million sync runs) PostgreSQL planned the rule, written as an EXISTS in the
+    // DELETE's WHERE, as a hash semi join: a sequential scan of the whole table for each batch of 5,000,
+    // which made a day's purge take over 20 minutes. A small table gets a nested loop and sequential
+    // scans either way, so the planner is pushed here to where size pushes it: to hash joins
+    // (enable_nestloop off), under which a rule written as a join shows as one, and away from reading
+    // whole tables (enable_seqscan off). The rule as a column of the batch is a per-row index probe (SubPlan).
+    const installs = await insertInstalls(3);
+    await insertRuns(installs, ["charge_points", "charges"], 30, 6);
+    await sql("ANALYZE sync_runs, refresh_attempts, install_events");
+    const client = new pg.Client({ connectionString: stack.databaseUrl });
+    await client.connect();
+    try {
+      await client.query("SET enable_nestloop = off");
+      await client.query("SET enable_seqscan = off");
+      for (const table of ["sync_runs", "refresh_attempts", "install_events"] as const) {
+        const statement = purgeBatchStatement(table, new Date(), { at: daysAgo(40), id: table === "refresh_attempts" ? "0" : randomUUID() }, 5000);
+        const { rows } = await client.query<{ "QUERY PLAN": string }>(`EXPLAIN ${statement.text}`, statement.values);
+        const plan = rows.map((row) => row["QUERY PLAN"]).join("\n");
+        expect(plan, table).not.toMatch(/Semi Join|Anti Join/);
+        expect(plan, table).toMatch(new RegExp(`SubPlan[\\s\\S]*Index (Only )?Scan (Backward )?using \\w+ on ${table} n\\b`));
+      }
+    } finally {
+      await client.end();
+    }
   });
 
   it("keeps every webhook delivery inside its window, so a replay of one is still answered as a duplicate", async () => {

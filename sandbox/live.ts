@@ -113,7 +113,9 @@ function planSlot(base: OperatorData, setting: LiveSetting, slot: number): Plann
 /** A planned charge as the API shows it at `positionMs`: charging (energy so far) until it ends, then completed. */
 function chargeAt(base: OperatorData, plan: PlannedCharge, positionMs: number): Charge {
   const finished = plan.endMs + 60_000 <= positionMs;
-  const consumedKwh = finished ? plan.totalKwh : round((plan.totalKwh * (positionMs - plan.startedMs)) / (plan.endMs - plan.startedMs), 3);
+  // Shown completed a minute after it ends; in that minute it reads its total, never more (the energy
+  // so far is capped at the end: a reading past it would exceed the completed charge's own total).
+  const consumedKwh = finished ? plan.totalKwh : round((plan.totalKwh * (Math.min(positionMs, plan.endMs) - plan.startedMs)) / (plan.endMs - plan.startedMs), 3);
   const price = round(consumedKwh * base.profile.pricePerKwh, 2);
   return {
     id: plan.id,

@@ -18,9 +18,9 @@
 // day's partition, but every query that reads one install's runs (the due query, the console, the
 // dashboard) would probe every partition's index, the "latest run per resource" rows would have to be
 // copied out of a partition before it is dropped, and Prisma's migrations cannot express it. A batched
-// delete of a day's rows (312,000 sync runs and refresh attempts at 1,000 installs) took about 22 s in
-// the storage bench on a busy two-core machine, so at 10,000 installs some 4 minutes a day, 10 s an
-// hourly run (`npm run bench -- storage`, docs/operations.md); partition when that stops being true.
+// delete of a day's rows at 10,000 installs (3.1 million sync runs and refresh attempts) took a median
+// of 101.5 s in the storage bench on a busy two-core machine, about 4 s an hourly run
+// (`npm run bench -- storage`, docs/operations.md "Database size"); partition when that stops being true.
 import "server-only";
 import { db } from "@/lib/db/client";
 import { Prisma } from "@/lib/db/generated/client";

@@ -104,8 +104,8 @@ export type TablePurgeOptions = {
  * It is a column of the batch (a correlated EXISTS in the select list), never a condition of the
  * DELETE. PostgreSQL turns an EXISTS in a WHERE into a semi join, and with a few thousand batch rows
  * against tens of millions it picks a hash join: a sequential scan of the whole table for every batch.
- * At 10,000 installs that made one simulated day's purge of sync_runs run for over 20 minutes instead
- * of a few. In the select list it stays a subplan run once per batch row, an index probe on
+ * At 10,000 installs that made one simulated day's purge of sync_runs run for over 20 minutes without
+ * finishing; read per row, it takes one to two minutes (docs/operations.md "Database size"). In the select list it stays a subplan run once per batch row, an index probe on
  * (group, time) that stops at the first newer row: the cost of a batch no longer grows with the table.
  * tests/integration/retention.test.ts checks the plan.
  */

@@ -23,6 +23,7 @@ const { markUnlistedDeleted } = await import("@/lib/sync/deletions");
 const { teams } = await import("@/lib/sync/teams");
 const { db } = await import("@/lib/db/client");
 const { probeReauthorization } = await import("@/lib/installs/reauth");
+const { fetchTimeline } = await import("@/lib/admin/timeline");
 
 beforeEach(resetWorld);
 afterEach(clearApiFaults);
@@ -213,6 +214,15 @@ describe("the run history: what happened, not every quiet run", () => {
       { resource: "charges", runs: 5, quiet_runs: 2, failures: 1, records_changed: 36 },
       { resource: "teams", runs: 5, quiet_runs: 4, failures: 0, records_changed: 0 },
     ]);
+
+    // The install's timeline: each kept run on its own line, the quiet ones counted per resource and day.
+    const timeline = await fetchTimeline({ id: install.installRowId, installId: install.installId });
+    const quietOf = (label: string) =>
+      timeline.map((entry) => new RegExp(`^Sync of ${label}: (\\d+) quiet runs?`).exec(entry.title)).reduce((sum, match) => sum + (match ? Number(match[1]) : 0), 0);
+    expect([quietOf("charge points"), quietOf("charges"), quietOf("teams")]).toEqual([3, 2, 4]);
+    expect(timeline.filter((entry) => entry.kind === "sync" && !entry.key.startsWith("sync-day:")).length).toBe(
+      (await sql<{ n: number }>("SELECT count(*)::int AS n FROM sync_runs WHERE install_row_id = $1", [install.installRowId]))[0]!.n,
+    );
   }, 60_000);
 });
 

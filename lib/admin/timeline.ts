@@ -2,7 +2,8 @@
 // newest first, and where its sync and its rate budget stand now.
 //
 // The timeline merges sources that each keep their own record: state changes (install_events), the
-// webhook deliveries that named its install_id, sync runs (sync_runs), staff actions (the audit
+// webhook deliveries that named its install_id, sync runs (sync_runs: each run where something
+// happened; quiet runs as one line per resource and day, from sync_days), staff actions (the audit
 // log), every refresh attempt (refresh_attempts) and a refresh whose outcome is still unknown
 // (token_grants). Each source is one bounded, indexed read of its
 // newest TIMELINE_LIMIT entries; a new source is one more entry in `SOURCES`.
@@ -72,23 +73,43 @@ const webhooks: Source = async (install) => {
   }));
 };
 
+const resourceLabel = (name: string) => findSyncedResource(name)?.label ?? name.replaceAll("_", " ");
+
 const syncRuns: Source = async (install) => {
-  const runs = await db().syncRun.findMany({
-    where: { installRowId: install.id },
-    select: { id: true, resource: true, passKind: true, startedAt: true, finishedAt: true, pages: true, recordsUpserted: true, recordsDeleted: true, outcome: true, errorKind: true },
-    orderBy: [{ startedAt: "desc" }, { id: "desc" }],
-    take: TIMELINE_LIMIT,
-  });
-  return runs.map((run) => ({
+  const [runs, days] = await Promise.all([
+    db().syncRun.findMany({
+      where: { installRowId: install.id },
+      select: { id: true, resource: true, passKind: true, startedAt: true, finishedAt: true, pages: true, recordsUpserted: true, recordsDeleted: true, outcome: true, errorKind: true },
+      orderBy: [{ startedAt: "desc" }, { id: "desc" }],
+      take: TIMELINE_LIMIT,
+    }),
+    // Runs that changed nothing and ended as the one before keep no row (lib/sync/history.ts): each
+    // resource's day says how many there were, at the latest of them.
+    db().syncDay.findMany({
+      where: { installRowId: install.id, quietRuns: { gt: 0 } },
+      select: { id: true, resource: true, day: true, runs: true, quietRuns: true, failures: true, recordsChanged: true, lastQuietAt: true },
+      orderBy: [{ day: "desc" }, { resource: "asc" }],
+      take: TIMELINE_LIMIT,
+    }),
+  ]);
+  const quietDays: TimelineEntry[] = days.map((day) => ({
+    key: `sync-day:${day.id}`,
+    at: day.lastQuietAt ?? day.day,
+    kind: "sync",
+    title: `Sync of ${resourceLabel(day.resource)}: ${day.quietRuns} quiet run${day.quietRuns === 1 ? "" : "s"} (nothing changed)`,
+    detail: `${day.day.toISOString().slice(0, 10)} (UTC): ${day.runs} run${day.runs === 1 ? "" : "s"}, ${day.failures} failed, ${day.recordsChanged} record${day.recordsChanged === 1 ? "" : "s"} changed`,
+    tone: "ok",
+  }));
+  return [...quietDays, ...runs.map((run): TimelineEntry => ({
     key: `sync:${run.id}`,
     at: run.finishedAt ?? run.startedAt,
     kind: "sync",
-    title: `Sync of ${findSyncedResource(run.resource)?.label ?? run.resource.replaceAll("_", " ")}${run.passKind ? ` (${run.passKind} pass)` : ""}: ${run.outcome}`,
+    title: `Sync of ${resourceLabel(run.resource)}${run.passKind ? ` (${run.passKind} pass)` : ""}: ${run.outcome}`,
     detail:
       `${run.pages} page${run.pages === 1 ? "" : "s"}, ${run.recordsUpserted} record${run.recordsUpserted === 1 ? "" : "s"} written` +
       `${run.recordsDeleted ? `, ${run.recordsDeleted} marked deleted` : ""}${run.errorKind ? `; ${run.errorKind}` : ""}`,
     tone: run.outcome === "completed" ? "ok" : run.outcome === "failed" ? "bad" : run.outcome === "running" ? "info" : "warn",
-  }));
+  }))];
 };
 
 const staffActions: Source = async (install) => {
@@ -232,10 +253,14 @@ export async function fetchSyncStatus(installRowId: string): Promise<SyncStatus[
       where: { installRowId },
       select: { resource: true, passId: true, passKind: true, passStartedAt: true, nextPage: true, lastPassEndedAt: true, lastFullPassEndedAt: true },
     }),
-    // The latest run of each resource (sync_runs' index on the install and start time).
+    // The latest run of each resource: the latest ended one (sync_latest), or a run under way or
+    // stalled (its sync_runs row still "running") that started after it.
     db().$queryRaw<{ resource: string; outcome: string; started_at: Date; error_kind: string | null }[]>`
-      SELECT DISTINCT ON (resource) resource, outcome, started_at, error_kind
-      FROM sync_runs WHERE install_row_id = ${installRowId}::uuid AND started_at > now() - interval '7 days'
+      SELECT DISTINCT ON (resource) resource, outcome, started_at, error_kind FROM (
+        SELECT resource, outcome, started_at, error_kind FROM sync_latest WHERE install_row_id = ${installRowId}::uuid
+        UNION ALL
+        SELECT resource, outcome, started_at, error_kind FROM sync_runs WHERE install_row_id = ${installRowId}::uuid AND outcome = 'running'
+      ) AS r WHERE started_at > now() - interval '7 days'
       ORDER BY resource, started_at DESC`,
   ]);
   const runs = new Map(lastRuns.map((run) => [run.resource, run]));

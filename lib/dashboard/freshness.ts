@@ -23,9 +23,14 @@ export async function loadFreshness(installRowId: string): Promise<Record<Resour
       where: { installRowId },
       select: { resource: true, lastPassEndedAt: true, passId: true, passStartedAt: true },
     }),
+    // The latest ended run (sync_latest: a quiet run keeps no sync_runs row, lib/sync/history.ts), or
+    // a run still "running" in sync_runs that started after it.
     db().$queryRaw<{ resource: string; outcome: string; error_kind: string | null; started_at: Date; finished_at: Date | null }[]>`
-      SELECT DISTINCT ON (resource) resource, outcome, error_kind, started_at, finished_at
-      FROM sync_runs WHERE install_row_id = ${installRowId}::uuid
+      SELECT DISTINCT ON (resource) resource, outcome, error_kind, started_at, finished_at FROM (
+        SELECT resource, outcome, error_kind, started_at, finished_at FROM sync_latest WHERE install_row_id = ${installRowId}::uuid
+        UNION ALL
+        SELECT resource, outcome, error_kind, started_at, finished_at FROM sync_runs WHERE install_row_id = ${installRowId}::uuid AND outcome = 'running'
+      ) AS r
       ORDER BY resource, started_at DESC`,
   ]);
   const result = {} as Record<ResourceName, ResourceFreshness>;

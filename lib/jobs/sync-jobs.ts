@@ -22,14 +22,18 @@ export class SyncFailedError extends Error {
 }
 
 /**
- * Active installs with no sync run started within SYNC_INTERVAL_MINUTES: through
- * installs_status_last_reconciled_at_idx (status) and sync_runs_install_row_id_started_at_idx.
+ * Active installs with no sync run started within SYNC_INTERVAL_MINUTES: ended (sync_latest; a quiet
+ * run keeps no sync_runs row, lib/sync/history.ts), or under way (its checkpoint, stamped with the
+ * run's start at each page, or its "running" row). Through installs_status_last_reconciled_at_idx
+ * (status) and the three tables' keys on the install.
  */
 export async function findInstallsDueForSync(now = new Date()): Promise<string[]> {
   const cutoff = new Date(now.getTime() - env().SYNC_INTERVAL_MINUTES * 60_000);
   const rows = await db().$queryRaw<{ id: string }[]>`
     SELECT i.id FROM installs i
     WHERE i.status = 'ACTIVE'
+      AND NOT EXISTS (SELECT 1 FROM sync_latest l WHERE l.install_row_id = i.id AND l.started_at > ${cutoff})
+      AND NOT EXISTS (SELECT 1 FROM sync_checkpoints c WHERE c.install_row_id = i.id AND c.updated_at > ${cutoff})
       AND NOT EXISTS (SELECT 1 FROM sync_runs r WHERE r.install_row_id = i.id AND r.started_at > ${cutoff})`;
   return rows.map((row) => row.id);
 }

@@ -77,9 +77,9 @@ export type RetentionRule = {
 export const RETENTION_RULES = {
   // ----- operational history: a window, plus what the console needs --------------------------------
   sync_runs: {
-    kept: "Each sync run of each resource, SYNC_RUN_RETENTION_DAYS (14); each install's latest finished run per resource, and any run newer than it, whatever their age.",
+    kept: "Each sync run of each resource where something happened (a failure, a stop, a change of data or of outcome; a quiet run keeps no row, lib/sync/history.ts), SYNC_RUN_RETENTION_DAYS (14); each install's latest finished run per resource, and any run newer than it, whatever their age.",
     why:
-      "Support reads what the sync did in the last days (the install's timeline reads 7). The dashboard's freshness reads each install's latest run per resource (the console's sync health reads sync_latest), and the sync's due query the last interval's, so those rows stay. One row per resource per run, every SYNC_INTERVAL_MINUTES: the largest table by far without a window.",
+      "Support reads what the sync did in the last days (the install's timeline reads 7). The console's sync health, the dashboard's freshness and the sync's due query read sync_latest and the runs still going. Without the quiet runs, about a tenth of one row per resource per run, every SYNC_INTERVAL_MINUTES: still the largest history.",
     setting: "SYNC_RUN_RETENTION_DAYS",
     purge: {
       kind: "window",
@@ -92,6 +92,12 @@ export const RETENTION_RULES = {
       // going is never deleted under it. Index (install_row_id, started_at).
       keepNewestPer: { columns: ["install_row_id", "resource"], newerWhere: "n.outcome <> 'running'" },
     },
+  },
+  sync_days: {
+    kept: "Each install's sync runs counted per resource and UTC day (runs, quiet runs, failures, records changed), SYNC_RUN_RETENTION_DAYS (14).",
+    why: "The install's timeline shows the quiet runs that keep no sync_runs row as one line per resource and day; the same window as the runs it stands for. One row per install, resource and day.",
+    setting: "SYNC_RUN_RETENTION_DAYS",
+    purge: { kind: "window", setting: "SYNC_RUN_RETENTION_DAYS", timeColumn: "day", idColumn: "id", idType: "uuid" },
   },
   refresh_attempts: {
     kept: "Each attempt of the refresh coordinator (lib/oauth/refresh.ts), REFRESH_ATTEMPT_RETENTION_DAYS (14); each install's latest attempt whatever its age.",

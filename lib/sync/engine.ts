@@ -13,6 +13,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { db, type Tx } from "@/lib/db/client";
+import { Prisma } from "@/lib/db/generated/client";
 import { logger } from "@/lib/log";
 import { recordSyncLag, recordSyncRun } from "@/lib/telemetry";
 import { withAccessToken } from "@/lib/oauth/access";
@@ -22,6 +23,7 @@ import { PartnerApiError, apiCounters, currentRunDeadline, fetchListPage } from 
 import { walkPages, type ListPage } from "@/lib/partner-api/paginate";
 import type { SyncConfig } from "./config";
 import { markUnlistedDeleted } from "./deletions";
+import { recordRunHistory, startRunRow, writeRunningRow } from "./history";
 import { recordLatestOutcome } from "./latest";
 import { recordId, type SyncResource, type SyncedRow } from "./resource";
 import { OPEN_CHARGE_LOOKBACK_MS, choosePassKind, findIncrementalStart, incrementalTarget, type PassKind } from "./strategy";
@@ -45,6 +47,8 @@ export type ResourceSummary = {
   pages: number;
   recordsUpserted: number;
   recordsDeleted: number;
+  /** Records it inserted, changed, un-deleted or removed as out of scope: none makes a quiet run (./history.ts). */
+  recordsChanged: number;
   /** Requests this process sent for the install during the run, retries included. */
   requests: number;
   durationMs: number;
@@ -136,6 +140,18 @@ function rowsOfPage<Row extends SyncedRow>(resource: SyncResource<Row>, page: Li
   return [...rows.values()];
 }
 
+/**
+ * How many of a page's rows the upsert just inserted or changed: the upsert moves updated_at to the
+ * run's `now` only then (lib/sync/<resource>.ts). Read here, through the rows' unique index, so the
+ * resources' declarations (and a fork's) keep returning what they wrote.
+ */
+async function countChanged(tx: Tx, resource: SyncResource<SyncedRow>, installRowId: string, rows: SyncedRow[], now: Date): Promise<number> {
+  const [row] = await tx.$queryRaw<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM ${Prisma.raw(resource.table)}
+    WHERE install_row_id = ${installRowId}::uuid AND external_id = ANY(${rows.map((r) => r.external_id)}::text[]) AND updated_at = ${now}`;
+  return row?.n ?? 0;
+}
+
 export async function syncResource<Row extends SyncedRow>(resource: SyncResource<Row>, run: ResourceRun): Promise<ResourceSummary> {
   const { installRowId, config, now, signal, perPage } = run;
   const startedAt = performance.now();
@@ -150,10 +166,11 @@ export async function syncResource<Row extends SyncedRow>(resource: SyncResource
     pages: 0,
     recordsUpserted: 0,
     recordsDeleted: 0,
+    recordsChanged: 0,
     requests: 0,
     durationMs: 0,
   };
-  const runRow = await db().syncRun.create({ data: { installRowId, resource: resource.name, startedAt: now, outcome: "running" }, select: { id: true } });
+  const runRow = await startRunRow(db(), installRowId, resource.name, now);
 
   /** One page, through the install's token and its budget's background share. */
   const fetchPage = (page: number) => {
@@ -169,7 +186,7 @@ export async function syncResource<Row extends SyncedRow>(resource: SyncResource
       return summary;
     }
     // What the configuration no longer keeps goes first, so a narrower configuration holds at once.
-    await db().$transaction((tx) => resource.pruneOutOfScope(tx, installRowId, config));
+    summary.recordsChanged += await db().$transaction((tx) => resource.pruneOutOfScope(tx, installRowId, config));
     if (resource.disabledBy(config)) {
       Object.assign(summary, { outcome: "skipped", reason: "disabled_by_config" });
       return summary;
@@ -208,6 +225,9 @@ export async function syncResource<Row extends SyncedRow>(resource: SyncResource
       const written = await db().$transaction(async (tx) => {
         await assertInstallActive(tx, installRowId);
         const count = rows.length > 0 ? await resource.upsert(tx, rows, { installRowId, passId, page: page.page, now }) : 0;
+        const changed = count > 0 ? await countChanged(tx, resource, installRowId, rows, now) : 0;
+        if (changed > 0) await writeRunningRow(tx, runRow);
+        summary.recordsChanged += changed;
         await tx.syncCheckpoint.update({
           where: { installRowId_resource: { installRowId, resource: resource.name } },
           data: {
@@ -252,24 +272,11 @@ export async function syncResource<Row extends SyncedRow>(resource: SyncResource
     summary.requests = apiCounters(installRowId).requests - requestsBefore;
     summary.durationMs = Math.round(performance.now() - startedAt);
     const finishedAt = new Date(now.getTime() + summary.durationMs);
-    // The run's end and its resource's latest outcome (./latest.ts, what the console's "sync failing"
-    // filter reads) in one transaction: both are written, or neither.
+    // The run's end in the history (./history.ts: its row, or only its day's counts when quiet) and its
+    // resource's latest outcome (./latest.ts, what the console's "sync failing" filter reads) in one
+    // transaction: both are written, or neither.
     await db().$transaction(async (tx) => {
-      await tx.syncRun.update({
-        where: { id: runRow.id },
-        data: {
-          passKind: summary.passKind,
-          passId: summary.passId,
-          finishedAt,
-          durationMs: summary.durationMs,
-          pages: summary.pages,
-          recordsUpserted: summary.recordsUpserted,
-          recordsDeleted: summary.recordsDeleted,
-          requests: summary.requests,
-          outcome: summary.outcome,
-          errorKind: summary.reason,
-        },
-      });
+      await recordRunHistory(tx, { ...summary, row: runRow, installRowId, startedAt: now, finishedAt, errorKind: summary.reason });
       await recordLatestOutcome(tx, { installRowId, resource: resource.name, startedAt: now, finishedAt, outcome: summary.outcome, errorKind: summary.reason });
     });
     recordSyncRun(resource.name, summary.outcome);

@@ -48,6 +48,16 @@ const STAFF_ACTIONS_PER_INSTALL_DAY = 0.05;
  * (lib/jobs/keep-alive.ts) only refreshes a grant idle for 23 days, which an active install's never is.
  */
 const REFRESHES_PER_INSTALL_DAY = 24;
+/**
+ * Sync runs that keep their row (lib/sync/history.ts): those that changed records, each failure and
+ * the run that recovers from it. The rest are quiet: no row, only their count in sync_days (a run that
+ * may be quiet writes its row at its first change or its end). Assumptions, generous ones: charges change in one run an hour
+ * (a charge started or ended), charge points four times a day, any other resource once; one run per
+ * install a day fails (the service unavailable), its resource's next run recovers.
+ */
+const CHANGING_RUNS_PER_DAY: Record<string, number> = { charges: 24, charge_points: 4 };
+const CHANGING_RUNS_DEFAULT = 1;
+
 /** A delivery's payload as stored: an install.config.updated envelope, about 250 bytes of JSON. */
 const PAYLOAD = {
   id: "whd_00000000-0000-0000-0000-000000000000",
@@ -60,7 +70,7 @@ const PAYLOAD = {
  * The tables the app writes history to while an install is active (the `window` rules). Not
  * alert_digests: they grow with alert storms, not with installs and days (a few rows a storm).
  */
-const TABLES = ["sync_runs", "refresh_attempts", "webhook_deliveries", "install_events", "staff_actions"] as const;
+const TABLES = ["sync_runs", "sync_days", "refresh_attempts", "webhook_deliveries", "install_events", "staff_actions"] as const;
 type Table = (typeof TABLES)[number];
 type Sizes = Record<Table, { rows: number; bytes: number }>;
 
@@ -76,7 +86,7 @@ export async function storage() {
   const runsPerDay = Math.floor((24 * 60) / interval);
   console.log(
     `\n== storage (${n(STORAGE_INSTALLS)} installs, ${STORAGE_DAYS} days bulk-inserted a day at a time; ${resources.length} resources every ${interval} min = ` +
-      `${n(STORAGE_INSTALLS * resources.length * runsPerDay)} sync runs and ${n(STORAGE_INSTALLS * REFRESHES_PER_INSTALL_DAY)} refresh attempts a day; ` +
+      `${n(STORAGE_INSTALLS * resources.length * runsPerDay)} sync runs (kept: those that changed data, ${resources.map((r) => `${r} ${CHANGING_RUNS_PER_DAY[r] ?? CHANGING_RUNS_DEFAULT}`).join(", ")} a day, and 1 failure and its recovery) and ${n(STORAGE_INSTALLS * REFRESHES_PER_INSTALL_DAY)} refresh attempts a day; ` +
       `windows: sync runs ${env().SYNC_RUN_RETENTION_DAYS} d, refresh attempts ${env().REFRESH_ATTEMPT_RETENTION_DAYS} d, deliveries ${env().WEBHOOK_DELIVERY_RETENTION_DAYS} d, audit ${env().AUDIT_RETENTION_DAYS} d) ==`,
   );
 
@@ -95,15 +105,35 @@ export async function storage() {
   const clear = () => sql(`TRUNCATE ${TABLES.join(", ")}`);
   // Rows go in in time order (ORDER BY), as the app writes them, so the table's pages hold its rows
   // by time as a real one's do and the purge's walk of the time index reads them as it would there.
+  // Run k of the day (0 ..) of install s and resource r changes records when (k + s) % (runs a day /
+  // its changes a day) is 0; run (96 - s % 96) of charges fails and the one after it recovers.
+  const everyNth = resources.map((r) => Math.max(1, Math.floor(runsPerDay / (CHANGING_RUNS_PER_DAY[r] ?? CHANGING_RUNS_DEFAULT))));
+  const runsSql = `
+       SELECT i.id AS install_row_id, r, t, k,
+         CASE WHEN r = 'charges' AND (k + i.install_id) % $4::int = 0 THEN 'failed'
+              WHEN r = 'charges' AND (k + i.install_id) % $4::int = 1 THEN 'recovered'
+              WHEN (k + i.install_id) % nth = 0 THEN 'changed' ELSE 'quiet' END AS kind
+       FROM installs i CROSS JOIN unnest($2::text[], $5::int[]) AS x(r, nth)
+       CROSS JOIN LATERAL (SELECT $1::timestamptz + make_interval(mins => $3 * k) AS t, k FROM generate_series($6::int, $7::int) AS k) AS run
+       WHERE ${installFilter}`;
   const insertDay = async (day: number) => {
     const from = dayStart(day);
+    // A quiet run writes no sync_runs row (lib/sync/history.ts): only the others go in.
     await sql(
-      `INSERT INTO sync_runs (id, install_row_id, resource, pass_kind, pass_id, started_at, finished_at, duration_ms, pages, records_upserted, requests, outcome)
-       SELECT gen_random_uuid(), i.id, r, 'incremental', gen_random_uuid(), t, t + interval '4 seconds', 4000, 1, 3, 1, 'completed'
-       FROM installs i CROSS JOIN unnest($2::text[]) AS r
-       CROSS JOIN generate_series($1::timestamptz, $1::timestamptz + interval '1 day' - interval '1 second', make_interval(mins => $3)) AS t
-       WHERE ${installFilter} ORDER BY t, i.install_id`,
-      [from, resources, interval],
+      `INSERT INTO sync_runs (id, install_row_id, resource, pass_kind, pass_id, started_at, finished_at, duration_ms, pages, records_upserted, requests, outcome, error_kind)
+       SELECT gen_random_uuid(), install_row_id, r, 'incremental', gen_random_uuid(), t, t + interval '4 seconds', 4000, 1, 3, 1,
+         CASE kind WHEN 'failed' THEN 'failed' ELSE 'completed' END, CASE WHEN kind = 'failed' THEN 'unavailable' END
+       FROM (${runsSql}) AS runs WHERE kind <> 'quiet' ORDER BY t, install_row_id`,
+      [from, resources, interval, runsPerDay, everyNth, 0, runsPerDay - 1],
+    );
+    // The day's counts as they stand at its end (the app upserts them run by run, an update in place).
+    await sql(
+      `INSERT INTO sync_days (id, install_row_id, day, resource, runs, quiet_runs, failures, records_changed, last_quiet_at)
+       SELECT gen_random_uuid(), install_row_id, ($1::timestamptz AT TIME ZONE 'UTC')::date, r, count(*),
+         count(*) FILTER (WHERE kind = 'quiet'), count(*) FILTER (WHERE kind = 'failed'), 3 * count(*) FILTER (WHERE kind = 'changed'),
+         max(t) FILTER (WHERE kind = 'quiet') + interval '4 seconds'
+       FROM (${runsSql}) AS runs GROUP BY install_row_id, r ORDER BY install_row_id, r`,
+      [from, resources, interval, runsPerDay, everyNth, 0, runsPerDay - 1],
     );
     // Each install's attempts an hour apart, at its own minute of the hour.
     await sql(

@@ -8,7 +8,7 @@
 // API request's path, so "never read a finished page again" is a count of paths.
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { resultOf, runAppWorker } from "../helpers/app-process";
-import { armApiFault, clearApiFaults, closeSql, control, expireAccessToken, installViaPortal, resetWorld, sandboxEvents, setDefaultRateLimit, sql, stack, tokenCalls } from "../helpers/stack";
+import { armApiFault, changeSandboxRecord, clearApiFaults, closeSql, control, expireAccessToken, installViaPortal, resetWorld, sandboxEvents, setDefaultRateLimit, sql, stack, tokenCalls } from "../helpers/stack";
 
 const { syncInstall, purgeRevokedInstallData } = await import("@/lib/sync");
 
@@ -23,6 +23,7 @@ const { markUnlistedDeleted } = await import("@/lib/sync/deletions");
 const { teams } = await import("@/lib/sync/teams");
 const { db } = await import("@/lib/db/client");
 const { probeReauthorization } = await import("@/lib/installs/reauth");
+const { fetchTimeline } = await import("@/lib/admin/timeline");
 
 beforeEach(resetWorld);
 afterEach(clearApiFaults);
@@ -158,6 +159,71 @@ describe("the first sync", () => {
     expect(resourceOf(dayLater, "charges")).toMatchObject({ passKind: "full", pages: CHARGE_PAGES, recordsUpserted: 36, recordsDeleted: 0 });
     expect(await counts(install.installRowId)).toEqual({ charge_points: 23, charges: 36, teams: 0, deleted: 0 });
   });
+});
+
+describe("the run history: what happened, not every quiet run", () => {
+  const runsOf = async (installRowId: string) =>
+    shipped(await sql<{ resource: string; outcome: string; error_kind: string | null }>("SELECT resource, outcome, error_kind FROM sync_runs WHERE install_row_id = $1 ORDER BY started_at, resource", [installRowId]));
+  const daysOf = async (installRowId: string) =>
+    shipped(
+      await sql<{ resource: string; runs: number; quiet_runs: number; failures: number; records_changed: number }>(
+        "SELECT resource, sum(runs)::int AS runs, sum(quiet_runs)::int AS quiet_runs, sum(failures)::int AS failures, sum(records_changed)::int AS records_changed FROM sync_days WHERE install_row_id = $1 GROUP BY resource ORDER BY resource",
+        [installRowId],
+      ),
+    );
+
+  it("a run that changed nothing and ended as the one before writes no sync_runs row but is counted in the day's rollup; a failing and a changing run are kept", async () => {
+    const install = await installViaPortal(NORTHWIND);
+    await syncInProcess(install.installRowId);
+    const first = [
+      { resource: "charge_points", outcome: "completed", error_kind: null },
+      { resource: "charges", outcome: "completed", error_kind: null },
+      { resource: "teams", outcome: "skipped", error_kind: "scope_not_granted" },
+    ];
+    expect(await runsOf(install.installRowId)).toEqual(first);
+
+    // Again: every record read back unchanged, teams skipped for the same reason. No row, only counts.
+    const quiet = await syncInProcess(install.installRowId, { now: new Date(Date.now() + 60_000) });
+    expect(quiet.outcome).toBe("completed");
+    expect(await runsOf(install.installRowId)).toEqual(first);
+    expect(await daysOf(install.installRowId)).toEqual([
+      { resource: "charge_points", runs: 2, quiet_runs: 1, failures: 0, records_changed: 23 },
+      { resource: "charges", runs: 2, quiet_runs: 1, failures: 0, records_changed: 36 },
+      { resource: "teams", runs: 2, quiet_runs: 1, failures: 0, records_changed: 0 },
+    ]);
+    // The latest outcome still moved on (the console, the alerts and freshness read it).
+    const [latest] = await sql<{ started_at: Date }>("SELECT started_at FROM sync_latest WHERE install_row_id = $1 AND resource = 'charges'", [install.installRowId]);
+    expect(latest!.started_at.getTime()).toBeGreaterThan(Date.now());
+
+    // A failing run is kept, and so is the next run that recovers from it.
+    await armApiFault({ path: "/charges", mode: "error503", forMs: 60_000, installId: install.installId });
+    await syncInProcess(install.installRowId, { now: new Date(Date.now() + 120_000) });
+    await clearApiFaults();
+    await syncInProcess(install.installRowId, { now: new Date(Date.now() + 180_000) });
+    // A changed record is kept (charge points are read whole every run).
+    await changeSandboxRecord(NORTHWIND, "charge-points", 10003, { name: "Renamed" });
+    await syncInProcess(install.installRowId, { now: new Date(Date.now() + 240_000) });
+
+    expect((await runsOf(install.installRowId)).slice(first.length)).toEqual([
+      { resource: "charges", outcome: "failed", error_kind: "unavailable" },
+      { resource: "charges", outcome: "completed", error_kind: null },
+      { resource: "charge_points", outcome: "completed", error_kind: null },
+    ]);
+    expect(await daysOf(install.installRowId)).toEqual([
+      { resource: "charge_points", runs: 5, quiet_runs: 3, failures: 0, records_changed: 24 },
+      { resource: "charges", runs: 5, quiet_runs: 2, failures: 1, records_changed: 36 },
+      { resource: "teams", runs: 5, quiet_runs: 4, failures: 0, records_changed: 0 },
+    ]);
+
+    // The install's timeline: each kept run on its own line, the quiet ones counted per resource and day.
+    const timeline = await fetchTimeline({ id: install.installRowId, installId: install.installId });
+    const quietOf = (label: string) =>
+      timeline.map((entry) => new RegExp(`^Sync of ${label}: (\\d+) quiet runs?`).exec(entry.title)).reduce((sum, match) => sum + (match ? Number(match[1]) : 0), 0);
+    expect([quietOf("charge points"), quietOf("charges"), quietOf("teams")]).toEqual([3, 2, 4]);
+    expect(timeline.filter((entry) => entry.kind === "sync" && !entry.key.startsWith("sync-day:")).length).toBe(
+      (await sql<{ n: number }>("SELECT count(*)::int AS n FROM sync_runs WHERE install_row_id = $1", [install.installRowId]))[0]!.n,
+    );
+  }, 60_000);
 });
 
 describe("a sync that stops mid-way", () => {

@@ -67,6 +67,7 @@ model ExportJob {
       "install_events",
       "refresh_attempts",
       "staff_actions",
+      "sync_days",
       "sync_runs",
       "webhook_deliveries",
     ]);

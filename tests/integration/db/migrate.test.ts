@@ -127,6 +127,7 @@ describe("applyMigrations", () => {
       "sessions",
       "staff_actions",
       "sync_checkpoints",
+      "sync_days",
       "sync_latest",
       "sync_runs",
       "token_grants",

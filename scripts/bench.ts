@@ -8,7 +8,7 @@
 // what they share (the context they are given, the operators each installs, the printing) is in
 // scripts/bench/lib.ts.
 import { performance } from "node:perf_hooks";
-import { type BenchContext, BUDGET_INSTALLS, STORM_INSTALLS, SYNC_INSTALLS, largeOperatorCopy, startSecondApp, summary } from "./bench/lib";
+import { type BenchContext, BUDGET_INSTALLS, STORM_INSTALLS, SYNC_INSTALLS, largeOperatorCopy, startAppReplica, summary } from "./bench/lib";
 import { SECTIONS } from "./bench/sections";
 import { generateLocalEnv } from "./lib/local-env";
 import { stopAll } from "./lib/processes";
@@ -99,7 +99,7 @@ try {
     offset: OFFSET,
     dataDir,
     cookie,
-    startSecondApp: () => startSecondApp(stack, OFFSET),
+    startSecondApp: () => startAppReplica(stack, OFFSET, 1),
     syncedLargeOperator: largeOperatorCopy(stack),
   };
   for (const section of runs) if (!section.inProcess && !section.beforeTraffic) await section.run(context);

@@ -125,11 +125,11 @@ export function opsPerSecond(name: string, iterations: number, fn: () => void) {
   console.log(`${name.padEnd(44)} ${Math.round(iterations / seconds).toLocaleString("en-US").padStart(12)} ops/s`);
 }
 
-/** A second process of the app's production server, same build and configuration, on its own port. */
-export async function startSecondApp(stack: Stack, offset: number): Promise<{ url: string; stop: () => Promise<void> }> {
-  const port = 3400 + offset;
+/** Process n (from 1) of the app's production server beside the stack's own: same build and configuration, its own port. */
+export async function startAppReplica(stack: Stack, offset: number, n: number): Promise<{ url: string; stop: () => Promise<void> }> {
+  const port = 3400 + offset + n - 1;
   const serverJs = path.resolve(stack.env.NEXT_DIST_DIR || ".next", "standalone", "server.js");
-  const managed = startProcess("app-2", process.execPath, [serverJs], {
+  const managed = startProcess(`app-${n + 1}`, process.execPath, [serverJs], {
     env: { ...process.env, ...stack.env, NODE_ENV: "production", PORT: String(port), HOSTNAME: "localhost" },
     quiet: true,
   });
@@ -137,6 +137,10 @@ export async function startSecondApp(stack: Stack, offset: number): Promise<{ ur
   await waitForHttp(`${url}/`, 60_000, managed);
   return { url, stop: () => stopProcess(managed) };
 }
+
+/** A dashboard page that failed: not a 200, or one that shows a read failure (role="alert") instead of the charge points. */
+export const dashboardPageFailed = (status: number, html: string) =>
+  status !== 200 || html.includes('role="alert"') || !html.includes('data-testid="charge-point-count"');
 
 /**
  * The sections that read the large operator's local copy (data-pages, overview) share one install

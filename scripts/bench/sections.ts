@@ -9,6 +9,7 @@ import { keepalive } from "./keepalive";
 import type { Section } from "./lib";
 import { overview } from "./overview";
 import { primitives } from "./primitives";
+import { scaleOut } from "./scale-out";
 import { signIn } from "./sign-in";
 import { stampede } from "./stampede";
 import { storage } from "./storage";
@@ -30,6 +31,8 @@ export const SECTIONS: readonly Section[] = [
   { name: "sign-in", run: signIn },
   { name: "console", run: staffConsole },
   { name: "keepalive", run: keepalive },
+  // After the others: it starts two more app processes and two workers beside the stack.
+  { name: "scale-out", run: scaleOut },
   // Last: it fills the history tables with a month of rows, then empties them.
   { name: "storage", run: storage },
 ];

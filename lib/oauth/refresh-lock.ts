@@ -289,6 +289,8 @@ async function pollWaiters(): Promise<void> {
     }
   } finally {
     locks.polling = false;
+    // The last waiters may have timed out with no lock held: let the session close when idle.
+    void locks.session?.then(closeWhenIdle, () => undefined);
   }
 }
 

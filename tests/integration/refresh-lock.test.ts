@@ -12,7 +12,7 @@ import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { closeSql, sql, stack } from "../helpers/stack";
 
-const { withRefreshLock } = await import("@/lib/oauth/refresh-lock");
+const { withRefreshLock, LOCK_WAIT_MS, RefreshLockTimeoutError } = await import("@/lib/oauth/refresh-lock");
 const { env } = await import("@/lib/env");
 const { PRODUCT } = await import("@/lib/config/product");
 
@@ -146,6 +146,20 @@ describe("the refresh lock", () => {
       await dying.end().catch(() => undefined);
     }
   });
+
+  it(`gives up after LOCK_WAIT_MS (${LOCK_WAIT_MS} ms) when another process holds the lock that long, having run nothing`, async () => {
+    const install = randomUUID();
+    const other = await otherProcessHolding([install]);
+    try {
+      let ran = false;
+      await expect(withRefreshLock(install, async () => void (ran = true))).rejects.toBeInstanceOf(RefreshLockTimeoutError);
+      expect(ran).toBe(false);
+      // Nothing of it is left behind: the other process's lock is the only one.
+      expect(await advisoryLocks(true)).toBe(1);
+    } finally {
+      await other.end();
+    }
+  }, LOCK_WAIT_MS + 15_000);
 
   it(`runs at most REFRESH_CONCURRENCY (${env().REFRESH_CONCURRENCY}) at once; the others wait for a slot`, async () => {
     const limit = env().REFRESH_CONCURRENCY;

@@ -10,10 +10,17 @@
 // does not make the instance unready: it concerns the app's credentials at the identity provider,
 // which every instance shares, so taking instances out of the load balancer would not help; the
 // staff console says what to do. Nothing here carries a secret: names of checks and their states.
+//
+// Its details say how many connections this instance may open against what the server allows
+// (lib/db/connection-budget.ts) and warn, never fail, when the two do not fit: an instance that
+// cannot open its last connections still serves, only slower or with errors under load.
 import "server-only";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { db } from "@/lib/db/client";
+import { openConnections, processBudget } from "@/lib/db/connection-budget";
+import { env } from "@/lib/env";
+import { logger } from "@/lib/log";
 import { jobSchemaIsReady } from "@/lib/jobs/schema";
 import { readTokenCircuit } from "@/lib/oauth/circuit";
 import { isStopping } from "@/lib/shutdown";
@@ -32,8 +39,26 @@ export type ReadinessChecks = {
   tokenCircuit: "closed" | "open" | "unknown";
 };
 
+/**
+ * This instance's connections against the server's (docs/operations.md "Database"). The app cannot
+ * know how many replicas and workers a deployment runs (no setting says it), so it reports what it
+ * can see: what this instance may open, what the server allows an ordinary role
+ * (max_connections - superuser_reserved_connections - reserved_connections), and the client sessions
+ * other than this instance's open now (other replicas, workers, anyone else).
+ */
+export type ConnectionBudgetReport = {
+  /** The most connections this app process opens (lib/db/connection-budget.ts). */
+  thisInstance: number;
+  /** Of which open now. */
+  openHere: number;
+  serverAllows: number;
+  otherSessions: number;
+  /** Set when this instance's full budget and the other sessions open now exceed what the server allows. */
+  warning?: string;
+};
+
 export type Readiness =
-  | { ready: boolean; status: "ready" | "unready"; checks: ReadinessChecks }
+  | { ready: boolean; status: "ready" | "unready"; checks: ReadinessChecks; details?: { connections: ConnectionBudgetReport } }
   /** The process got SIGTERM and is finishing its in-flight work: route nothing new here. */
   | { ready: false; status: "stopping" };
 
@@ -83,6 +108,37 @@ async function migrationState(): Promise<ReadinessChecks["migrations"]> {
   return jobsReady ? "ok" : "pending";
 }
 
+async function connectionBudget(): Promise<ConnectionBudgetReport> {
+  const [server] = await db().$queryRaw<{ allows: number; open: number }[]>`
+    SELECT current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int
+             - coalesce(current_setting('reserved_connections', true)::int, 0) AS allows, -- PostgreSQL 16 and later
+           (SELECT count(*)::int FROM pg_stat_activity WHERE backend_type = 'client backend') AS open`;
+  const thisInstance = processBudget("app", env()).total;
+  const openHere = openConnections();
+  const report: ConnectionBudgetReport = {
+    thisInstance,
+    openHere,
+    serverAllows: server!.allows,
+    // This statement's own connection is among both counts.
+    otherSessions: Math.max(0, server!.open - openHere),
+  };
+  if (thisInstance + report.otherSessions > report.serverAllows) {
+    report.warning =
+      thisInstance > report.serverAllows
+        ? `this instance may open ${thisInstance} connections, more than the ${report.serverAllows} the server allows: lower DATABASE_POOL_SIZE or WEBHOOK_DATABASE_POOL_SIZE, or raise max_connections`
+        : `this instance may open ${thisInstance} connections and ${report.otherSessions} other sessions are open now, more than the ${report.serverAllows} the server allows: fewer replicas or workers, smaller pools, or a larger max_connections (docs/operations.md "Database")`;
+  }
+  noteWarning(report.warning);
+  return report;
+}
+
+/** Logs a budget warning when it appears or changes, not on every probe. */
+let lastWarning: string | undefined;
+function noteWarning(warning: string | undefined): void {
+  if (warning && warning !== lastWarning) logger.warn({ warning }, "the database's connections may run out");
+  lastWarning = warning;
+}
+
 export async function checkReadiness(): Promise<Readiness> {
   // No check runs while stopping: the answer cannot change, and the database is for in-flight work now.
   if (isStopping()) return { ready: false, status: "stopping" };
@@ -95,9 +151,11 @@ export async function checkReadiness(): Promise<Readiness> {
   } catch {
     // Whatever did not answer in time stays "unavailable" / "unknown".
   }
+  // Reported only (see the top of this file): a failure here leaves the details out, not the instance.
+  const connections = checks.database === "ok" ? await withDeadline(connectionBudget()).catch(() => undefined) : undefined;
   // Only a state known to be good is ready: "unknown" (a check that failed or did not answer in
   // time) is not, because a load balancer that trusts this answer must never route to an app whose
   // tables may not be there. The circuit is reported only (see the top of this file).
   const ready = checks.database === "ok" && checks.migrations === "ok";
-  return { ready, status: ready ? "ready" : "unready", checks };
+  return { ready, status: ready ? "ready" : "unready", checks, ...(connections ? { details: { connections } } : {}) };
 }

@@ -13,6 +13,8 @@
 import "server-only";
 import pg from "pg";
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import { PRODUCT } from "@/lib/config/product";
+import { poolSize, POOLS, reportOpenConnections } from "@/lib/db/connection-budget";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/log";
 
@@ -35,11 +37,16 @@ export type LimitRule = {
 const globalForLimits = globalThis as unknown as { partnerAppLimitPool?: pg.Pool };
 
 function limitPool(): pg.Pool {
-  globalForLimits.partnerAppLimitPool ??= new pg.Pool({
-    connectionString: env().DATABASE_URL,
-    max: 2,
-    connectionTimeoutMillis: 2_000,
-  });
+  if (!globalForLimits.partnerAppLimitPool) {
+    const pool = new pg.Pool({
+      connectionString: env().DATABASE_URL,
+      max: poolSize("signInLimits"),
+      application_name: PRODUCT.postgresApplicationName(POOLS.signInLimits.purpose),
+      connectionTimeoutMillis: 2_000,
+    });
+    reportOpenConnections("signInLimits", () => pool.totalCount);
+    globalForLimits.partnerAppLimitPool = pool;
+  }
   return globalForLimits.partnerAppLimitPool;
 }
 

@@ -4,18 +4,23 @@
 // asks for them, so a careless `findMany` elsewhere can never carry ciphertext into a page.
 import "server-only";
 import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
+import { PRODUCT } from "@/lib/config/product";
 import { env } from "@/lib/env";
+import { poolSize, POOLS, reportOpenConnections } from "./connection-budget";
 import { PrismaClient } from "./generated/client";
 
 function createClient() {
-  return createPrismaClient(
-    new PrismaPg({
-      connectionString: env().DATABASE_URL,
-      max: env().DATABASE_POOL_SIZE,
-      // Fail fast when the database is unreachable instead of hanging a request.
-      connectionTimeoutMillis: 5_000,
-    }),
-  );
+  // The pool is made here, not by the adapter, so that /api/ready can count what it holds.
+  const pool = new pg.Pool({
+    connectionString: env().DATABASE_URL,
+    max: poolSize("prisma", env()),
+    application_name: PRODUCT.postgresApplicationName(POOLS.prisma.purpose),
+    // Fail fast when the database is unreachable instead of hanging a request.
+    connectionTimeoutMillis: 5_000,
+  });
+  reportOpenConnections("prisma", () => pool.totalCount);
+  return createPrismaClient(new PrismaPg(pool, { disposeExternalPool: true }));
 }
 
 /** A Prisma client over the given adapter, with the app's defaults (also lib/db/ingest-pool.ts). */

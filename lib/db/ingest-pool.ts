@@ -10,8 +10,10 @@
 import "server-only";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
+import { PRODUCT } from "@/lib/config/product";
 import { env } from "@/lib/env";
 import { createPrismaClient, type Db } from "./client";
+import { poolSize, POOLS, reportOpenConnections } from "./connection-budget";
 
 /** No connection became free before the delivery's deadline: nothing was sent to the database. */
 export class ConnectionDeadlineError extends Error {
@@ -25,7 +27,8 @@ function createPool(): pg.Pool {
   const config = env();
   const pool = new pg.Pool({
     connectionString: config.DATABASE_URL,
-    max: config.WEBHOOK_DATABASE_POOL_SIZE,
+    max: poolSize("webhookIngest", config),
+    application_name: PRODUCT.postgresApplicationName(POOLS.webhookIngest.purpose),
     // No pool-wide limit on the wait (pg-pool would apply one to every waiter alike): each
     // delivery brings its own deadline to withConnectionBefore().
     connectionTimeoutMillis: 0,
@@ -35,6 +38,7 @@ function createPool(): pg.Pool {
   });
   // An idle connection the server dropped must not crash the process; the pool replaces it.
   pool.on("error", () => {});
+  reportOpenConnections("webhookIngest", () => pool.totalCount);
   return pool;
 }
 

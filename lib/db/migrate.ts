@@ -18,6 +18,8 @@ import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
+import { PRODUCT } from "../config/product";
+import { POOLS } from "./connection-budget";
 
 /** The advisory lock key Prisma Migrate takes, so this runner and Prisma never run at once. */
 export const PRISMA_MIGRATE_LOCK_ID = 72707369;
@@ -71,7 +73,7 @@ export async function applyMigrations(opts: ApplyMigrationsOptions): Promise<App
   const migrationsDir = opts.migrationsDir ?? DEFAULT_MIGRATIONS_DIR;
   const local = await readMigrations(migrationsDir);
 
-  const client = new pg.Client({ connectionString: opts.connectionString });
+  const client = new pg.Client({ connectionString: opts.connectionString, application_name: PRODUCT.postgresApplicationName(POOLS.migrations.purpose) });
   await client.connect();
   try {
     // Prisma URLs may name a schema (`?schema=...`); node-postgres ignores that parameter.

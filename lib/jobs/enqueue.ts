@@ -18,7 +18,9 @@
 // lib/jobs/schema.ts). Every process starts pg-boss with `migrate: false`.
 import "server-only";
 import { PgBoss, fromPrisma, type SendOptions } from "pg-boss";
+import { PRODUCT } from "@/lib/config/product";
 import type { Tx } from "@/lib/db/client";
+import { poolSize, POOLS, reportOpenConnections } from "@/lib/db/connection-budget";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/log";
 import { JOB_KINDS, type JobCause, type JobKind } from "./kinds";
@@ -77,7 +79,8 @@ async function startEngine(role: Role): Promise<PgBoss> {
     schema: JOB_SCHEMA,
     // The worker's per-install jobs hold no pg-boss connection while they run (fetch, then settle);
     // a few connections serve fetching, settling and maintenance. The app only enqueues.
-    max: worker ? 4 : 2,
+    max: poolSize(worker ? "jobEngineWorker" : "jobEngineApp"),
+    application_name: PRODUCT.postgresApplicationName(POOLS.jobEngineApp.purpose),
     // `npm run db:migrate` owns the schema (lib/jobs/schema.ts): refuse a schema that is missing or behind.
     migrate: false,
     supervise: worker,
@@ -94,6 +97,8 @@ async function startEngine(role: Role): Promise<PgBoss> {
     await boss.stop({ graceful: false }).catch(() => undefined);
     throw new Error(`the job engine could not start (has \`npm run db:migrate\` run?): ${error instanceof Error ? error.message : String(error)}`);
   }
+  const database = boss.getDb();
+  reportOpenConnections(worker ? "jobEngineWorker" : "jobEngineApp", () => database.poolCounts?.()?.total ?? 0);
   return boss;
 }
 

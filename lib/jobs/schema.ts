@@ -16,6 +16,8 @@
 //
 // Not server-only on purpose: scripts/migrate.ts and the test stack run it outside Next.js.
 import { PgBoss } from "pg-boss";
+import { PRODUCT } from "../config/product";
+import { poolSize, POOLS } from "../db/connection-budget";
 import { JOB_SCHEMA, QUEUE_DEFINITIONS, SCHEDULES } from "./queues";
 
 export type JobSchemaResult = { queues: string[]; schedules: string[]; removedSchedules: string[] };
@@ -24,7 +26,8 @@ export async function migrateJobSchema(connectionString: string, log: (line: str
   const boss = new PgBoss({
     connectionString,
     schema: JOB_SCHEMA,
-    max: 2,
+    max: poolSize("jobSchema"),
+    application_name: PRODUCT.postgresApplicationName(POOLS.jobSchema.purpose),
     // Only the schema: no maintenance, no cron pass, no registry row for a process that lives seconds.
     migrate: true,
     supervise: false,

@@ -5,14 +5,21 @@
 // lock must last that long, but it must not hold one of the Prisma pool's connections meanwhile:
 // the requests that need no refresh share that pool, and a storm of refreshes (many installs whose
 // tokens expire together) would queue every page behind it. So the lock is a session-level
-// PostgreSQL advisory lock on a connection of its own:
+// PostgreSQL advisory lock on one connection of this process's own, whatever happens:
 //
-//  - one connection holds the locks of every refresh under way in this process (a session may hold
+//  - that connection holds the locks of every refresh under way in this process (a session may hold
 //    any number of advisory locks), so a storm of refreshes costs one connection, not one each;
-//  - only when another process holds the install's lock does a refresh wait for it, blocked in
-//    `pg_advisory_lock` on a connection opened for that wait (PostgreSQL queues the waiters and
-//    wakes one when the holder lets go), which then holds the lock until the refresh ends;
-//  - crash-safe: if the process dies, its connections close and PostgreSQL releases their locks.
+//  - when another process holds the install's lock, the refresh waits without a connection: every
+//    POLL_MS (jittered, so that processes do not ask in step) one statement on that same connection
+//    tries again the locks of all this process's waiters (`pg_try_advisory_lock`, which never
+//    blocks), until each is taken or its deadline (LOCK_WAIT_MS) passes. Not a connection blocked in
+//    `pg_advisory_lock`: a session that waits there can run nothing else, so it waits for one install
+//    at a time and every other waiter queues behind it; waiting for N installs at once would need N
+//    connections, which is what exhausted max_connections when three replicas shared a storm
+//    (issue 34). The price is that a waiter learns of a release up to one poll later, against a
+//    refresh that waits on the identity provider anyway. So a process holds at most one connection
+//    for refresh locks (lib/db/connection-budget.ts counts it);
+//  - crash-safe: if the process dies, its connection closes and PostgreSQL releases its locks.
 //    The refresh marker (rule 2) still protects a token whose outcome the dead process never learned;
 //  - REFRESH_CONCURRENCY is the number of refreshes that talk to the identity provider at once in
 //    this process, however many installs are due: a slot is taken before the lock, in arrival order;
@@ -25,6 +32,7 @@
 import "server-only";
 import pg from "pg";
 import { PRODUCT } from "@/lib/config/product";
+import { POOLS, reportOpenConnections } from "@/lib/db/connection-budget";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/log";
 import { recordRefreshLockWait } from "@/lib/telemetry";
@@ -36,6 +44,8 @@ import { recordRefreshLockWait } from "@/lib/telemetry";
 export const LOCK_WAIT_MS = 20_000;
 /** The shared lock connection is closed after this long with no lock held: it exists only while refreshes run. */
 const IDLE_CLOSE_MS = 10_000;
+/** How often the locks that other processes hold are tried again; each wait is drawn from half to one and a half of it. */
+const POLL_MS = 50;
 
 export class RefreshLockTimeoutError extends Error {
   constructor(what: "slot" | "lock") {
@@ -94,17 +104,16 @@ class Slots {
 
 type LockSession = { client: pg.Client; alive: boolean; held: number; idleTimer?: NodeJS.Timeout };
 
-/** The shared session's statements (try-lock, unlock) answer at once; one that does not means a stalled connection. */
+/** The session's statements (try-lock, unlock) never wait for a lock and answer at once; one that does not means a stalled connection. */
 const SHARED_QUERY_TIMEOUT_MS = 5_000;
 
-function connectionConfig(lockTimeoutMs: number, queryTimeoutMs?: number): pg.ClientConfig {
+function connectionConfig(): pg.ClientConfig {
   return {
     connectionString: env().DATABASE_URL,
-    // Waiting for a lock is bounded by PostgreSQL's lock_timeout, which applies to advisory locks.
-    options: `-c lock_timeout=${Math.max(1, Math.round(lockTimeoutMs))}`,
-    application_name: PRODUCT.postgresApplicationName("refresh lock"),
+    // pg_stat_activity names it; tests count it by this name.
+    application_name: PRODUCT.postgresApplicationName(POOLS.refreshLock.purpose),
     connectionTimeoutMillis: LOCK_WAIT_MS,
-    ...(queryTimeoutMs ? { query_timeout: queryTimeoutMs } : {}),
+    query_timeout: SHARED_QUERY_TIMEOUT_MS,
   };
 }
 
@@ -116,13 +125,27 @@ function abandon(session: LockSession, error: unknown): void {
   void session.client.end().catch(() => undefined);
 }
 
-// In development Next.js reloads modules; keep one set of locks across reloads (as lib/db/client.ts does).
-const globalForLocks = globalThis as unknown as {
-  partnerAppRefreshLocks?: { slots: Slots; session?: Promise<LockSession>; heldHere: Map<string, Promise<void>> };
+/** A refresh waiting for a lock another process holds; at most one per key (heldHere). */
+type Waiter = { deadline: number; taken: (lock: HeldLock) => void; failed: (error: unknown) => void };
+
+type LockState = {
+  slots: Slots;
+  session?: Promise<LockSession>;
+  heldHere: Map<string, Promise<void>>;
+  waiting: Map<string, Waiter>;
+  polling: boolean;
 };
 
-function state() {
-  globalForLocks.partnerAppRefreshLocks ??= { slots: new Slots(() => env().REFRESH_CONCURRENCY), heldHere: new Map() };
+// In development Next.js reloads modules; keep one set of locks across reloads (as lib/db/client.ts does).
+const globalForLocks = globalThis as unknown as { partnerAppRefreshLocks?: LockState };
+
+function state(): LockState {
+  globalForLocks.partnerAppRefreshLocks ??= {
+    slots: new Slots(() => env().REFRESH_CONCURRENCY),
+    heldHere: new Map(),
+    waiting: new Map(),
+    polling: false,
+  };
   return globalForLocks.partnerAppRefreshLocks;
 }
 
@@ -137,7 +160,7 @@ async function sharedSession(): Promise<LockSession> {
     if (locks.session !== current) return sharedSession(); // someone already opened a new one
   }
   const opening = (async () => {
-    const client = new pg.Client(connectionConfig(LOCK_WAIT_MS, SHARED_QUERY_TIMEOUT_MS));
+    const client = new pg.Client(connectionConfig());
     const session: LockSession = { client, alive: true, held: 0 };
     // A connection can fail at any time (the database restarts, a network cut): pg emits 'error',
     // which must be listened to. Every lock it held ended with it; the markers still protect.
@@ -149,6 +172,7 @@ async function sharedSession(): Promise<LockSession> {
     client.on("error", lost);
     client.on("end", () => lost());
     await client.connect();
+    reportOpenConnections("refreshLock", () => (session.alive ? 1 : 0));
     return session;
   })();
   locks.session = opening;
@@ -162,9 +186,10 @@ async function sharedSession(): Promise<LockSession> {
 
 function closeWhenIdle(session: LockSession): void {
   clearTimeout(session.idleTimer);
-  if (session.held > 0 || !session.alive) return;
+  const busy = () => session.held > 0 || state().waiting.size > 0 || !session.alive;
+  if (busy()) return;
   session.idleTimer = setTimeout(() => {
-    if (session.held > 0 || !session.alive) return;
+    if (busy()) return;
     session.alive = false;
     void session.client.end().catch(() => undefined);
   }, IDLE_CLOSE_MS);
@@ -175,24 +200,8 @@ function closeWhenIdle(session: LockSession): void {
 /** A held lock: `release` never throws (a failed unlock closes the connection, which releases it). */
 type HeldLock = { release: () => Promise<void> };
 
-async function lockOnSharedSession(key: string): Promise<HeldLock | null> {
-  const session = await sharedSession();
-  clearTimeout(session.idleTimer);
-  session.held += 1;
-  let taken = false;
-  try {
-    const { rows } = await session.client.query<{ taken: boolean }>("SELECT pg_try_advisory_lock(hashtext($1)) AS taken", [key]);
-    taken = rows[0]?.taken === true;
-  } catch (error) {
-    abandon(session, error);
-    throw error;
-  } finally {
-    if (!taken) {
-      session.held -= 1;
-      closeWhenIdle(session);
-    }
-  }
-  if (!taken) return null;
+/** The lock `key` just taken on `session`, and the way to let it go. */
+function heldOn(session: LockSession, key: string): HeldLock {
   return {
     release: async () => {
       try {
@@ -210,27 +219,79 @@ async function lockOnSharedSession(key: string): Promise<HeldLock | null> {
   };
 }
 
-/** Waits, blocked in PostgreSQL, for a lock another process holds; holds it on that connection. */
-async function lockOnOwnConnection(key: string, deadline: number): Promise<HeldLock> {
-  const client = new pg.Client(connectionConfig(deadline - Date.now()));
-  let failed: unknown;
-  client.on("error", (error) => (failed = error));
-  await client.connect();
+/**
+ * Tries the locks of `keys` at once on the shared session, without waiting for any: the ones taken,
+ * each held on that session. A failed statement closes the session (releasing what it held) and throws.
+ */
+async function tryLocks(keys: string[]): Promise<Map<string, HeldLock>> {
+  const session = await sharedSession();
+  clearTimeout(session.idleTimer);
+  let rows: { key: string; taken: boolean }[];
   try {
-    await client.query("SELECT pg_advisory_lock(hashtext($1))", [key]);
+    ({ rows } = await session.client.query<{ key: string; taken: boolean }>(
+      // In the select list, so each row's try runs exactly once.
+      "SELECT key, pg_try_advisory_lock(hashtext(key)) AS taken FROM unnest($1::text[]) AS key",
+      [keys],
+    ));
   } catch (error) {
-    await client.end().catch(() => undefined);
-    // 55P03 lock_not_available: lock_timeout passed while the other process held it.
-    if ((error as { code?: string }).code === "55P03") throw new RefreshLockTimeoutError("lock");
+    abandon(session, error);
     throw error;
   }
-  return {
-    // Closing the connection releases the lock whatever state it is in.
-    release: async () => {
-      if (!failed) await client.query("SELECT pg_advisory_unlock(hashtext($1))", [key]).catch(() => undefined);
-      await client.end().catch(() => undefined);
-    },
-  };
+  const held = new Map<string, HeldLock>();
+  for (const row of rows) {
+    if (!row.taken) continue;
+    session.held += 1;
+    held.set(row.key, heldOn(session, row.key));
+  }
+  closeWhenIdle(session);
+  return held;
+}
+
+/** Waits, with no connection of its own, for a lock another process holds (see the top of this file). */
+function waitForLock(key: string, deadline: number): Promise<HeldLock> {
+  const locks = state();
+  const waited = new Promise<HeldLock>((taken, failed) => locks.waiting.set(key, { deadline, taken, failed }));
+  if (!locks.polling) void pollWaiters();
+  return waited;
+}
+
+/** The one loop per process that tries the waiters' locks again, one statement for all of them, until none waits. */
+async function pollWaiters(): Promise<void> {
+  const locks = state();
+  locks.polling = true;
+  try {
+    while (locks.waiting.size > 0) {
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS * (0.5 + Math.random())));
+      // Only this loop removes waiters, so nothing changes under it between the statement and here.
+      for (const [key, waiter] of locks.waiting) {
+        if (Date.now() < waiter.deadline) continue;
+        locks.waiting.delete(key);
+        waiter.failed(new RefreshLockTimeoutError("lock"));
+      }
+      if (locks.waiting.size === 0) break;
+      const batch = [...locks.waiting];
+      let held: Map<string, HeldLock>;
+      try {
+        held = await tryLocks(batch.map(([key]) => key));
+      } catch (error) {
+        // The database failed under the statement: every waiter is told, as a refresh that finds the
+        // database unreachable is; nothing was sent to the identity provider.
+        for (const [key, waiter] of batch) {
+          locks.waiting.delete(key);
+          waiter.failed(error);
+        }
+        continue;
+      }
+      for (const [key, lock] of held) {
+        locks.waiting.get(key)!.taken(lock);
+        locks.waiting.delete(key);
+      }
+    }
+  } finally {
+    locks.polling = false;
+    // The last waiters may have timed out with no lock held: let the session close when idle.
+    void locks.session?.then(closeWhenIdle, () => undefined);
+  }
 }
 
 /**
@@ -252,7 +313,7 @@ export async function withRefreshLock<T>(installRowId: string, work: () => Promi
     let markReleased!: () => void;
     locks.heldHere.set(key, new Promise<void>((resolve) => (markReleased = resolve)));
     try {
-      const held = (await lockOnSharedSession(key)) ?? (await lockOnOwnConnection(key, deadline));
+      const held = (await tryLocks([key])).get(key) ?? (await waitForLock(key, deadline));
       recordRefreshLockWait(performance.now() - waitStartedAt); // the slot and the lock, together
       try {
         return await work();

@@ -1,6 +1,7 @@
 // GET /api/health and GET /api/ready (lib/health.ts), for load balancers and orchestrators.
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
+import pg from "pg";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { applyMigrations } from "../../lib/db/migrate";
 import { migrateJobSchema } from "../../lib/jobs/schema";
@@ -36,7 +37,17 @@ async function startServerOn(databaseUrl: string): Promise<string> {
   return url;
 }
 
-type ReadyBody = { status: string; checks: { database: string; migrations: string; tokenCircuit: string } };
+type Connections = { thisInstance: number; openHere: number; serverAllows: number; otherSessions: number; warning?: string };
+type ReadyBody = { status: string; checks: { database: string; migrations: string; tokenCircuit: string }; details?: { connections: Connections } };
+
+/** What the stack's PostgreSQL allows an ordinary role, and the client sessions open on it now. */
+async function serverConnections(): Promise<{ allows: number; open: number }> {
+  const [row] = await sql<{ allows: number; open: number }>(`
+    SELECT current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int
+             - coalesce(current_setting('reserved_connections', true)::int, 0) AS allows,
+           (SELECT count(*)::int FROM pg_stat_activity WHERE backend_type = 'client backend') AS open`);
+  return row!;
+}
 
 describe("health and readiness", () => {
   it("/api/health answers without asking anything; /api/ready checks the database, migrations and circuit", async () => {
@@ -47,7 +58,47 @@ describe("health and readiness", () => {
     const ready = await fetch(`${stack.appUrl}/api/ready`);
     expect(ready.status).toBe(200);
     expect(ready.headers.get("cache-control")).toBe("no-store");
-    expect(await ready.json()).toEqual({ status: "ready", checks: { database: "ok", migrations: "ok", tokenCircuit: "closed" } });
+    expect(await ready.json()).toEqual({
+      status: "ready",
+      checks: { database: "ok", migrations: "ok", tokenCircuit: "closed" },
+      details: { connections: expect.any(Object) },
+    });
+  });
+
+  it("/api/ready's details give this instance's connection budget against what the server allows, and warn without failing when it does not fit", async () => {
+    const server = await serverConnections();
+    const body = (await (await fetch(`${stack.appUrl}/api/ready`)).json()) as ReadyBody;
+    const connections = body.details!.connections;
+    // 10 (Prisma) + 4 (webhook ingest) + 2 (sign-in limits) + 2 (job engine) + 1 (refresh lock), the defaults.
+    expect(connections.thisInstance).toBe(19);
+    expect(connections.serverAllows).toBe(server.allows);
+    expect(connections.openHere).toBeGreaterThanOrEqual(1); // the check's own connection, at least
+    expect(connections.openHere).toBeLessThanOrEqual(19);
+    expect(connections.otherSessions).toBeGreaterThanOrEqual(1); // this test's own, at least
+    expect(connections.warning).toBeUndefined();
+
+    // A Prisma pool larger than the server allows, alone: ready, and warned.
+    const tooLarge = resultOf<{ ready: boolean; details: { connections: Connections } }>(
+      await runAppWorker(["ready"], { DATABASE_POOL_SIZE: String(server.allows) }),
+    );
+    expect(tooLarge.ready).toBe(true);
+    expect(tooLarge.details.connections).toMatchObject({ thisInstance: server.allows + 9, serverAllows: server.allows });
+    expect(tooLarge.details.connections.warning).toMatch(new RegExp(`may open ${server.allows + 9} connections, more than the ${server.allows} the server allows`));
+
+    // One that fits alone (5 under) but not beside the other sessions open now (12 of this test's, at least).
+    const others = Array.from({ length: 12 }, () => new pg.Client({ connectionString: stack.databaseUrl }));
+    await Promise.all(others.map((client) => client.connect()));
+    try {
+      const crowded = resultOf<{ ready: boolean; details: { connections: Connections } }>(
+        await runAppWorker(["ready"], { DATABASE_POOL_SIZE: String(server.allows - 14) }),
+      );
+      expect(crowded.ready).toBe(true);
+      expect(crowded.details.connections.thisInstance).toBe(server.allows - 5);
+      expect(crowded.details.connections.otherSessions).toBeGreaterThanOrEqual(12);
+      expect(crowded.details.connections.warning).toMatch(/other sessions are open now, more than the \d+ the server allows/);
+    } finally {
+      await Promise.all(others.map((client) => client.end()));
+    }
   });
 
   it("is unready while the database lacks a migration this code expects", async () => {
@@ -98,7 +149,7 @@ describe("health and readiness", () => {
       expect(await readiness()).toMatchObject({ status: 503, body: { status: "unready", checks: { database: "ok", migrations: "pending" } } });
 
       await migrateJobSchema(database.url);
-      expect(await readiness()).toEqual({ status: 200, body: { status: "ready", checks: { database: "ok", migrations: "ok", tokenCircuit: "closed" } } });
+      expect(await readiness()).toMatchObject({ status: 200, body: { status: "ready", checks: { database: "ok", migrations: "ok", tokenCircuit: "closed" } } });
     } finally {
       for (const child of servers) child.kill("SIGKILL");
       await database.drop();

@@ -38,6 +38,7 @@ import { env } from "@/lib/env";
 import { alertOnRefreshAnswerLost } from "@/lib/alerts/incidents";
 import { REFRESH_ANSWER_LOST, transitionInstall } from "@/lib/installs/state";
 import { logger } from "@/lib/log";
+import { holdExitFor } from "@/lib/shutdown";
 import { PartnerApiError, callFor, fetchConsumer } from "@/lib/partner-api/client";
 import { traceRefresh, type RefreshOutcome } from "@/lib/telemetry";
 import { TokenCircuitOpenError, assertTokenCircuitClosed, noteTokenEndpointAccepted, openTokenCircuit } from "./circuit";
@@ -95,6 +96,8 @@ export function refreshInstallTokens(installRowId: string, observedVersion: numb
     )
     .finally(() => inFlight.delete(installRowId));
   inFlight.set(installRowId, refresh);
+  // Its answer is the only copy of the new refresh token: a stopping process waits for it (lib/shutdown.ts).
+  holdExitFor(refresh);
   return refresh;
 }
 

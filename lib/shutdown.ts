@@ -16,6 +16,12 @@
 // since it does the draining; this module adds the state (`isStopping`, `shutdownSignal`, read by
 // /api/ready and the jobs) and the bound. The worker (scripts/worker.ts) drains itself.
 //
+// A token refresh is the one piece of work that must not die with the process: its answer is the only
+// copy of the install's new refresh token (contract §3). A refresh can outlive what started it (a page
+// whose browser went away, a job given up by its deadline), so Next.js's handler, which exits once the
+// requests are answered, would cut it off. Every refresh holds the exit (`holdExitFor`) until it has
+// committed its result: once stopping, `process.exit` waits for them, within the bound.
+//
 // What gives up at the bound cannot corrupt anything the next process relies on: a refresh is never
 // interrupted by `signal` (the jobs look at it only between installs), and a refresh still running at
 // the bound ends as a crash would, with its marker committed, which lib/oauth/refresh.ts settles later.
@@ -26,6 +32,8 @@ import { logger } from "@/lib/log";
 type ShutdownState = {
   controller: AbortController;
   installed: boolean;
+  /** Work the exit waits for (settled or not, never rejected). */
+  held: Set<Promise<void>>;
 };
 
 // One state per process, kept on globalThis: Next.js bundles instrumentation.ts (which installs the
@@ -34,7 +42,7 @@ const STATE_KEY = Symbol.for("partner-app.shutdown");
 const globalWithState = globalThis as typeof globalThis & { [STATE_KEY]?: ShutdownState };
 
 function state(): ShutdownState {
-  globalWithState[STATE_KEY] ??= { controller: new AbortController(), installed: false };
+  globalWithState[STATE_KEY] ??= { controller: new AbortController(), installed: false, held: new Set() };
   return globalWithState[STATE_KEY];
 }
 
@@ -49,6 +57,22 @@ export function isStopping(): boolean {
  */
 export function shutdownSignal(): AbortSignal {
   return state().controller.signal;
+}
+
+/** The process does not exit before `work` settles (within SHUTDOWN_TIMEOUT_SECONDS): a token refresh under way. */
+export function holdExitFor(work: Promise<unknown>): void {
+  const held = state().held;
+  const settled = work.then(
+    () => undefined,
+    () => undefined,
+  );
+  held.add(settled);
+  void settled.finally(() => held.delete(settled));
+}
+
+async function heldWorkSettled(): Promise<void> {
+  const held = state().held;
+  while (held.size > 0) await Promise.all([...held]);
 }
 
 export type ShutdownOptions = {
@@ -73,6 +97,14 @@ export function installShutdownHandlers({ processName, describeInFlight }: Shutd
     // duplicates are normal (Next.js ignores them too). The bound already ends a hung shutdown.
     if (current.controller.signal.aborted) return;
     current.controller.abort(new Error(`${signal}: the process is stopping`));
+    // Whoever exits now (Next.js's handler once its requests are answered, the worker once its jobs
+    // end) waits for the held work first. Node offers no hook that delays an exit, hence the wrapper.
+    const exit = process.exit.bind(process);
+    process.exit = ((code?: number | string | null) => {
+      const waiting = current.held.size;
+      if (waiting > 0) logger.info({ process: processName, refreshes: waiting }, "waiting for the token refreshes under way before exiting");
+      void heldWorkSettled().then(() => exit(code));
+    }) as typeof process.exit;
     logger.info({ process: processName, signal, timeoutSeconds }, `stopping: no new work is taken; in-flight work has ${timeoutSeconds} s to finish`);
 
     // unref: the timer alone must not keep the process alive. When the work is done the process
@@ -82,7 +114,7 @@ export function installShutdownHandlers({ processName, describeInFlight }: Shutd
         { process: processName, signal, timeoutSeconds, ...describeInFlight?.() },
         `in-flight work did not finish within SHUTDOWN_TIMEOUT_SECONDS (${timeoutSeconds} s); exiting without it`,
       );
-      process.exit(1);
+      exit(1);
     }, timeoutSeconds * 1000).unref();
   };
   process.on("SIGTERM", onSignal);

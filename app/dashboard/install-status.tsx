@@ -122,6 +122,17 @@ export async function InstallStatusPanel({ install, portalUrl }: { install: Inst
         </div>
       ) : null}
       {install.status === "NEEDS_REAUTH" ? <ReauthorizeBanner reauthUrl={install.reauthUrl} /> : null}
+      {install.reconnectBy ? (
+        // A renewal's answer was lost where the app cannot prove it never happened (lib/oauth/refresh.ts,
+        // rule 3): the app still works until its last access expires; a reconnect from the portal keeps the install.
+        <div className="rounded-md border border-amber-300 bg-amber-50 p-4" role="status" data-testid="reconnect-needed">
+          <h2 className="font-semibold text-amber-900">{t("reconnect.title")}</h2>
+          <p className="mt-1 text-sm text-amber-900">{t("reconnect.text", { when: words.f.dateTime(install.reconnectBy) })}</p>
+          <div className="mt-3">
+            <PortalLink portalUrl={portalUrl} />
+          </div>
+        </div>
+      ) : null}
     </section>
   );
 }

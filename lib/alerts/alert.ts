@@ -10,6 +10,8 @@
 //   type                      status    when
 //   install.needs_reauth      firing    an install moved to NEEDS_REAUTH (contract §7: 403 NEEDS_REAUTH)
 //   install.reinstall_needed  firing    an install moved to REINSTALL_NEEDED (its refresh chain is gone)
+//   install.reconnect_needed  firing    a refresh's answer was lost where nothing proves it never happened: the
+//                                       install serves on its last access token until the operator reconnects (A185)
 //   install.recovered         resolved  a flagged install is ACTIVE again (re-consent, or a new chain)
 //   install.revoked           resolved  a flagged install was uninstalled or replaced: nothing left to do
 //   client.circuit_open       firing    invalid_client opened the token circuit (contract §7)
@@ -26,6 +28,7 @@ import { z } from "zod";
 export const ALERT_TYPES = [
   "install.needs_reauth",
   "install.reinstall_needed",
+  "install.reconnect_needed",
   "install.recovered",
   "install.revoked",
   "client.circuit_open",

@@ -32,7 +32,7 @@ import type { AlertDraft, AlertInstall, AlertType } from "./alert";
 import { raiseAlert } from "./raise";
 
 /** The per-install trouble types a storm folds. client.* alerts are one per client already. */
-const FOLDED: ReadonlySet<AlertType> = new Set(["install.needs_reauth", "install.reinstall_needed", "sync.failing"]);
+const FOLDED: ReadonlySet<AlertType> = new Set(["install.needs_reauth", "install.reinstall_needed", "install.reconnect_needed", "sync.failing"]);
 
 /** How many installs a digest names, so staff can open a few of them in the console. */
 const SAMPLE_SIZE = 10;

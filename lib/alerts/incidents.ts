@@ -76,6 +76,34 @@ export async function alertOnTransition(tx: Tx, installRowId: string, from: Inst
   });
 }
 
+// ----- a refresh's answer lost where nothing proves it never happened (lib/oauth/refresh.ts, A185) ----
+
+/**
+ * The install serves on its last access token until `reconnectBy`, and its refresh token is never sent
+ * again: the operator must reconnect from the portal. Raised once per incident (the grant's mark is set
+ * by compare-and-set in the same transaction); a storm of them folds into one digest (digest.ts).
+ */
+export async function alertOnRefreshAnswerLost(tx: Tx, installRowId: string, reconnectBy: Date): Promise<void> {
+  const install = await readAlertInstall(tx, installRowId);
+  if (!install) return;
+  await raiseInstallAlert(tx, {
+    type: "install.reconnect_needed",
+    incident: `install:${installRowId}`,
+    summary:
+      `${describeInstall(install)}: a refresh's answer was lost, and this identity provider keeps earlier access tokens valid, so nothing proves the refresh never happened. ` +
+      `The app does not send that refresh token again (a reuse would revoke the grant); it serves on the last access token until ${reconnectBy.toISOString()}. The operator must reconnect from the portal before then.`,
+    install,
+    details: { reconnectBy: reconnectBy.toISOString() },
+  });
+}
+
+/** The operator reconnected an install that waited for it (A185) and was still ACTIVE: its incident closes. */
+export async function alertOnReconnected(tx: Tx, installRowId: string): Promise<void> {
+  const install = await readAlertInstall(tx, installRowId);
+  if (!install) return;
+  await raiseInstallAlert(tx, { type: "install.recovered", incident: `install:${installRowId}`, summary: installSummary("install.recovered", describeInstall(install)), install, details: { cause: "callback" } });
+}
+
 // ----- the token circuit (lib/oauth/circuit.ts) ----------------------------------------------------
 
 /** The client's incident key (exported for lib/oauth/circuit.ts, which asks whether it is open in the same statement that closes the circuit). */

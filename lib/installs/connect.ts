@@ -17,6 +17,7 @@ import { AuthorizationCodeSchema } from "@/lib/oauth/authorization-code";
 import { noteTokenEndpointAccepted, openTokenCircuit } from "@/lib/oauth/circuit";
 import { AuthorizationResponseIssuerError, TokenEndpointError, ensureOAuthConfiguration, redeemAuthorizationCode } from "@/lib/oauth/token-endpoint";
 import { storeTokenGrant } from "@/lib/oauth/token-vault";
+import { alertOnReconnected } from "@/lib/alerts/incidents";
 import { enqueueFirstSync } from "@/lib/jobs/enqueue";
 import { resizeBudget } from "@/lib/partner-api/budget";
 import { PartnerApiError } from "@/lib/partner-api/client";
@@ -176,7 +177,8 @@ export async function completeInstall(query: URLSearchParams): Promise<{ install
       }
       if (error instanceof TokenEndpointError && error.kind === "invalid_client") {
         // Every token request will fail the same way: pause refreshing and tell staff (contract §7).
-        await openTokenCircuit(error.description ?? "invalid_client at the redirect_uri").catch(() => undefined);
+        // The kind, not the identity provider's error_description: free text from outside (A188).
+        await openTokenCircuit(`invalid_client at the redirect_uri${error.status ? ` (HTTP ${error.status})` : ""}`).catch(() => undefined);
       }
       throw new InstallFailedError(reasonForRedemptionError(error));
     }
@@ -212,9 +214,11 @@ export async function completeInstall(query: URLSearchParams): Promise<{ install
           // and the install would be lost on its next read. Overwritten, the old refresh token exists
           // nowhere any more, so it is never presented again and its chain expires unused
           // (docs/spec-gaps.md A65).
-          await storeTokenGrant(tx, row.id, { ...tokens, scopes }, issuedAt);
-          // A new consent gives a working token chain again (a no-op for an active install).
-          await transitionInstall(tx, row.id, "ACTIVE", "callback", "operator consented");
+          const reconnected = await storeTokenGrant(tx, row.id, { ...tokens, scopes }, issuedAt);
+          // A new consent gives a working token chain again (a no-op for an active install, whose
+          // wait for a reconnect after a lost refresh answer, if any, ends here: A185).
+          const moved = await transitionInstall(tx, row.id, "ACTIVE", "callback", "operator consented");
+          if (reconnected && !moved) await alertOnReconnected(tx, row.id);
           await markCodeDone(tx, codeHash, row.id, owner.operatorId);
           return row;
         }),

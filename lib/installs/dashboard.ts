@@ -41,6 +41,12 @@ export type InstallSummary = {
    * (lib/oauth/refresh.ts, rule 3): the operator is told that story, not a plain refusal.
    */
   refreshAnswerLost?: boolean;
+  /**
+   * An ACTIVE install serving on its last access token after a refresh answer was lost where nothing
+   * proves it never happened (lib/oauth/refresh.ts, rule 3): when that token expires, so the operator
+   * reconnects from the portal before then. Null otherwise.
+   */
+  reconnectBy?: Date | null;
 };
 
 /**
@@ -103,9 +109,13 @@ export async function fetchInstallSummary(installRowId: string): Promise<Install
       createdAt: true,
       statusChangedAt: true,
       lastReconciledAt: true,
+      grant: { select: { refreshAnswerLostAt: true, accessTokenExpiresAt: true } },
     },
   });
-  if (install?.status !== "REINSTALL_NEEDED") return install;
+  if (!install) return null;
+  const { grant, ...summary } = install;
+  if (summary.status === "ACTIVE") return { ...summary, reconnectBy: grant?.refreshAnswerLostAt ? grant.accessTokenExpiresAt : null };
+  if (summary.status !== "REINSTALL_NEEDED") return summary;
   // Only a lost install says why (on install_events_install_row_id_occurred_at_idx).
   const last = await db().installEvent.findFirst({
     where: { installRowId, toStatus: "REINSTALL_NEEDED" },
@@ -113,7 +123,7 @@ export async function fetchInstallSummary(installRowId: string): Promise<Install
     select: { cause: true, detail: true },
   });
   const refreshAnswerLost = last?.cause === "refresh" && (last.detail ?? "").startsWith(REFRESH_ANSWER_LOST);
-  return { ...install, statusCause: last?.cause ?? null, refreshAnswerLost };
+  return { ...summary, statusCause: last?.cause ?? null, refreshAnswerLost };
 }
 
 /** A read for the dashboard: the data, or why there is none (each reason has its own text). */

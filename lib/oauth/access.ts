@@ -73,7 +73,10 @@ async function callWithFreshToken<T>(installRowId: string, call: (accessToken: s
   const refreshAt = grant.expiresAt.getTime() - EXPIRY_MARGIN_MS - randomInt(EXPIRY_JITTER_MS);
   // A refresh in flight elsewhere (or an unsettled one) does not stop the use of a token that is
   // still valid: if that refresh did happen, this token gets a 401, and the path below re-reads.
-  const token = Date.now() >= refreshAt ? await refreshInstallTokens(installRowId, grant.version) : grant;
+  // After a lost refresh answer nothing could settle, the token serves as it is until it expires
+  // (lib/oauth/refresh.ts, rule 3): nothing to refresh, so no lock is taken for it.
+  const servingUntilReconnect = grant.refreshAnswerLostAt !== null && grant.expiresAt.getTime() > Date.now();
+  const token = Date.now() >= refreshAt && !servingUntilReconnect ? await refreshInstallTokens(installRowId, grant.version) : grant;
   try {
     return await call(token.accessToken);
   } catch (error) {

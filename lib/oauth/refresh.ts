@@ -16,17 +16,17 @@
 //  3. A refresh token whose outcome is unknown is never sent again before the store is re-read and
 //     the outcome settled, and only once no earlier attempt can still be in flight or committing.
 //     The old access token is probed first. If it gets 401, the refresh most likely happened and
-//     its new pair is lost: the install needs a re-install, an explicit state, never a retry loop.
-//     If it still works, the refresh token is sent once more. At Hydra that is proof: a successful
-//     refresh revokes every earlier access token of the grant at once (public-facts.md), so the
-//     refresh did not happen and the resend saves the install. It is NOT proof everywhere: RFC 6749
-//     §6 lets a server keep earlier access tokens valid until they expire, and there the refresh
-//     may have happened all the same; the resend is then a reuse, the server revokes the grant
-//     and answers invalid_grant. Nothing could have saved that install (its only working pair was
-//     in the lost answer), so the harm would be a wrong explanation: the state change says what is
-//     known instead (resendRefusedDetail). If the old token has expired, nothing can tell, and the
-//     refresh is tried once more the same way. Either resend cannot make things worse: a spent
-//     token's new pair is lost already; an unspent one is saved by it.
+//     its new pair is lost: the operator must reconnect, an explicit state, never a retry loop.
+//     If it still works, that is proof only where the app has seen the identity provider revoke
+//     the access token a refresh replaced (issuer-facts.ts: Hydra does, public-facts.md): then the
+//     refresh did not happen, and the refresh token is sent once more, which saves the install.
+//     Anywhere else (RFC 6749 §6 lets a server keep earlier access tokens valid; or the app has not
+//     looked yet) the refresh may have happened all the same, and a resend would be a reuse that
+//     revokes the grant by the app's own act. So the token is never sent again: the install serves
+//     on the old access token until it expires, the operator is asked to reconnect from the portal
+//     before then (a re-consent keeps the install), and staff get one alert (A185). If the old
+//     token has expired, nothing can tell and nothing serves any more; the refresh is tried once
+//     more: a spent token's new pair is lost already, an unspent one is saved by it.
 //  4. Every attempt leaves one row in the refresh history (refresh-history.ts), its outcome in the
 //     app's own words, written after the lock is let go: the console's timeline shows the refused and
 //     unknown refreshes as well as the successes. The code below notes the outcome as it learns it.
@@ -35,17 +35,21 @@ import { db } from "@/lib/db/client";
 import { retryWhileDatabaseUnavailable } from "@/lib/db/retry";
 import type { InstallStatus } from "@/lib/db/generated/enums";
 import { env } from "@/lib/env";
+import { alertOnRefreshAnswerLost } from "@/lib/alerts/incidents";
 import { REFRESH_ANSWER_LOST, transitionInstall } from "@/lib/installs/state";
 import { logger } from "@/lib/log";
+import { holdExitFor } from "@/lib/shutdown";
 import { PartnerApiError, callFor, fetchConsumer } from "@/lib/partner-api/client";
 import { traceRefresh, type RefreshOutcome } from "@/lib/telemetry";
 import { TokenCircuitOpenError, assertTokenCircuitClosed, noteTokenEndpointAccepted, openTokenCircuit } from "./circuit";
 import { NoUsableTokenError, TokenRefreshUnavailableError } from "./errors";
 import { recordRefreshAttempt, type RefreshAttemptNote, type RefreshAttemptOutcome } from "./refresh-history";
 import { withRefreshLock } from "./refresh-lock";
+import { lookAtReplacedAccessToken, oldAccessTokensAfterRefresh } from "./issuer-facts";
 import { TokenEndpointError, ensureOAuthConfiguration, requestTokenRefresh } from "./token-endpoint";
 import {
   clearRefreshMarker,
+  markRefreshAnswerLost,
   markRefreshStarted,
   readGrantForRefresh,
   readGrantForUse,
@@ -92,6 +96,8 @@ export function refreshInstallTokens(installRowId: string, observedVersion: numb
     )
     .finally(() => inFlight.delete(installRowId));
   inFlight.set(installRowId, refresh);
+  // Its answer is the only copy of the new refresh token: a stopping process waits for it (lib/shutdown.ts).
+  holdExitFor(refresh);
   return refresh;
 }
 
@@ -175,10 +181,14 @@ async function refreshHoldingLock(installRowId: string, observedVersion: number,
     throw new NoUsableTokenError(unusable);
   }
 
+  // A lost answer nothing could settle (rule 3): its refresh token is never sent again.
+  if (grant.refreshAnswerLostAt) return serveUntilReconnect(installRowId, grant, noteOutcome, attempt);
   // Set when the refresh below re-sends a token whose earlier answer was lost (rule 3).
   let resend: ResendBasis | null = null;
   if (grant.refreshStartedAt) {
-    resend = await settleUnknownRefresh(installRowId, grant, attempt);
+    const settled = await settleUnknownRefresh(installRowId, grant, noteOutcome, attempt);
+    if (typeof settled !== "string") return settled;
+    resend = settled;
   } else if (grant.version !== observedVersion) {
     noteOutcome("not_needed");
     note(attempt, "not_needed", "another request or instance had refreshed");
@@ -234,6 +244,8 @@ async function refreshHoldingLock(installRowId: string, observedVersion: number,
   logger.info({ installRowId, version: stored.version + 1 }, "tokens refreshed");
   note(attempt, "refreshed", resend ? `sent once more after an earlier answer was lost (${resend})` : undefined);
   await noteTokenEndpointAccepted();
+  // Once a day: does the token this refresh replaced still work? That decides what a probe proves (rule 3).
+  await lookAtReplacedAccessToken(installRowId, grant);
   return {
     accessToken: tokens.accessToken,
     expiresAt: new Date(sentAt.getTime() + tokens.expiresIn * 1000),
@@ -251,15 +263,20 @@ type ResendBasis = "probe_alive" | "unprovable";
  * The state change's detail when a re-sent refresh token is refused: what the app knows, for staff.
  * It begins with REFRESH_ANSWER_LOST, which the operator's page reads (lib/installs/dashboard.ts).
  */
-function resendRefusedDetail(basis: ResendBasis, description: string | undefined): string {
+function resendRefusedDetail(basis: ResendBasis, refusal: string): string {
   const evidence =
     basis === "probe_alive"
-      ? "the previous access token still worked, which at some identity providers (those that keep earlier access tokens valid after a refresh) does not prove the refresh never happened"
+      ? "the previous access token still worked, which proves the refresh never happened only where the identity provider revokes replaced access tokens (as it was seen to)"
       : "the previous access token had expired, so nothing could tell whether the refresh happened";
   return (
-    `${REFRESH_ANSWER_LOST}; ${evidence}; the refresh token was sent once more and refused (invalid_grant: ${description ?? "no description"}): ` +
-    "most likely the earlier refresh succeeded and its answer was lost (or the install was removed at the service meanwhile); the operator must re-install"
+    `${REFRESH_ANSWER_LOST}; ${evidence}; the refresh token was sent once more and refused (${refusal}): ` +
+    "most likely the earlier refresh succeeded and its answer was lost (or the install was removed at the service meanwhile); the operator must reconnect from the portal"
   );
+}
+
+/** A token endpoint's refusal as the app stores it: its kind and HTTP status, never the identity provider's error_description (free text from outside). */
+function refusalOf(error: TokenEndpointError): string {
+  return `${error.kind}${error.status ? `, HTTP ${error.status}` : ""}`;
 }
 
 async function handleRefreshFailure(installRowId: string, error: unknown, resend: ResendBasis | null, attempt: RefreshAttemptNote): Promise<never> {
@@ -271,23 +288,20 @@ async function handleRefreshFailure(installRowId: string, error: unknown, resend
         note(attempt, "refused", resend ? `invalid_grant to a resend after a lost answer (${resend})` : "invalid_grant");
         // contract §7: the refresh token was replayed or the install revoked: only a re-install helps.
         // After a lost answer, "replayed" is most likely the app's own resend (rule 3): say so.
-        await moveToReinstallNeeded(
-          installRowId,
-          resend ? resendRefusedDetail(resend, error.description) : `refresh rejected (invalid_grant): ${error.description ?? "no description"}`,
-        );
+        await moveToReinstallNeeded(installRowId, resend ? resendRefusedDetail(resend, refusalOf(error)) : `refresh refused (${refusalOf(error)})`);
         throw new NoUsableTokenError("reinstall_needed");
       case "invalid_client":
         // The client itself was refused, so the refresh token was not looked at.
         note(attempt, "circuit_open", "invalid_client: the circuit opened");
         await clearRefreshMarker(db(), installRowId);
-        await openTokenCircuit(error.description ?? "invalid_client");
+        await openTokenCircuit(`refresh refused (${refusalOf(error)})`);
         throw new TokenCircuitOpenError();
       case "not_sent":
       case "rejected":
         // Turned away before the token was looked at: nothing was spent.
         note(attempt, "not_sent", kind);
         await clearRefreshMarker(db(), installRowId);
-        throw new TokenRefreshUnavailableError(`the refresh was not processed (${error.description ?? error.kind})`);
+        throw new TokenRefreshUnavailableError(`the refresh was not processed (${refusalOf(error)})`);
       default:
         // unavailable, invalid_request, bad_response, other: the token may have been spent.
         // The marker stays; a later attempt settles the outcome before sending anything.
@@ -304,7 +318,12 @@ async function handleRefreshFailure(installRowId: string, error: unknown, resend
  * See rule 3 at the top of this file. Returns what a refresh sent now rests on; throws when the
  * install is lost or the outcome cannot be settled yet.
  */
-async function settleUnknownRefresh(installRowId: string, grant: GrantForUse, attempt: RefreshAttemptNote): Promise<ResendBasis> {
+async function settleUnknownRefresh(
+  installRowId: string,
+  grant: GrantForUse,
+  noteOutcome: NoteOutcome,
+  attempt: RefreshAttemptNote,
+): Promise<ResendBasis | StoredAccessToken> {
   const startedAt = grant.refreshStartedAt!;
   if (Date.now() - startedAt.getTime() < settleAfterMs()) {
     // The earlier attempt could still be answered, or still be storing its answer: wait it out.
@@ -321,7 +340,7 @@ async function settleUnknownRefresh(installRowId: string, grant: GrantForUse, at
     note(attempt, "lost", "the previous access token is refused (401): an earlier refresh's answer was lost");
     await moveToReinstallNeeded(
       installRowId,
-      `${REFRESH_ANSWER_LOST}; the previous access token is refused (401), so the refresh most likely succeeded and its new pair is lost (or the install was removed at the service meanwhile); the operator must re-install`,
+      `${REFRESH_ANSWER_LOST}; the previous access token is refused (401), so the refresh most likely succeeded and its new pair is lost (or the install was removed at the service meanwhile); the operator must reconnect from the portal`,
     );
     throw new NoUsableTokenError("reinstall_needed");
   }
@@ -329,10 +348,35 @@ async function settleUnknownRefresh(installRowId: string, grant: GrantForUse, at
     note(attempt, "settling", "the probe of the previous access token told nothing; nothing was sent");
     throw new TokenRefreshUnavailableError("could not settle an earlier refresh's outcome");
   }
-  // Proof at Hydra only (rule 3): where earlier access tokens outlive a refresh, this resend may be a reuse.
-  logger.info({ installRowId }, "the old access token still works after an unknown refresh; sending the refresh token once more (at Hydra this proves the refresh never happened)");
+  if ((await oldAccessTokensAfterRefresh()) !== "revoked") {
+    // Not proof here (rule 3): the refresh may have happened, and a resend would revoke the grant.
+    await db().$transaction(async (tx) => {
+      if (await markRefreshAnswerLost(tx, installRowId, grant.version)) await alertOnRefreshAnswerLost(tx, installRowId, grant.expiresAt);
+    });
+    logger.warn({ installRowId, reconnectBy: grant.expiresAt }, "an earlier refresh's outcome cannot be proven here; its refresh token is not sent again, the old access token serves until the operator reconnects");
+    return serveUntilReconnect(installRowId, grant, noteOutcome, attempt);
+  }
+  logger.info({ installRowId }, "the old access token still works after an unknown refresh, and this identity provider revokes replaced tokens: the refresh never happened; sending the refresh token once more");
   await clearRefreshMarker(db(), installRowId);
   return "probe_alive";
+}
+
+/**
+ * An install whose refresh token is never sent again (rule 3): the old access token serves while it
+ * lasts; once it has expired, only the operator's reconnect helps (the page and the alert say so).
+ */
+async function serveUntilReconnect(installRowId: string, grant: GrantForUse, noteOutcome: NoteOutcome, attempt: RefreshAttemptNote): Promise<StoredAccessToken> {
+  if (grant.expiresAt.getTime() > Date.now()) {
+    noteOutcome("not_needed");
+    note(attempt, "lost", "an earlier refresh's answer was lost and nothing proves it never happened: the previous access token serves until the operator reconnects; nothing was sent");
+    return { accessToken: grant.accessToken, expiresAt: grant.expiresAt, version: grant.version };
+  }
+  note(attempt, "lost", "the previous access token expired before the operator reconnected; nothing was sent");
+  await moveToReinstallNeeded(
+    installRowId,
+    `${REFRESH_ANSWER_LOST}; the previous access token still worked, which does not prove the refresh never happened at this identity provider, so the refresh token was not sent again (a reuse would revoke the grant); that access token has now expired: the operator must reconnect from the portal`,
+  );
+  throw new NoUsableTokenError("reinstall_needed");
 }
 
 /**

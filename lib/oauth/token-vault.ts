@@ -24,6 +24,8 @@ export type GrantForUse = StoredAccessToken & {
   installStatus: InstallStatus;
   /** Set while a refresh is in flight, or after one whose outcome is unknown. */
   refreshStartedAt: Date | null;
+  /** Set when that unknown outcome could not be settled and the app serves on this token until it expires (A185). */
+  refreshAnswerLostAt: Date | null;
 };
 
 function sealAccessToken(installRowId: string, tokens: TokenSet, issuedAt: Date) {
@@ -45,9 +47,11 @@ function sealRefreshToken(installRowId: string, refreshToken: string, issuedAt: 
 
 /**
  * Stores the token pair of a new consent (the redirect_uri), replacing any earlier pair: a
- * re-authorized install starts a new chain, so an old refresh marker no longer applies.
+ * re-authorized install starts a new chain, so an old refresh marker no longer applies. Returns
+ * whether it ended a lost refresh answer's wait for the operator's reconnect (A185).
  */
-export async function storeTokenGrant(tx: Tx, installRowId: string, tokens: TokenSet & { scopes: string[] }, issuedAt: Date): Promise<void> {
+export async function storeTokenGrant(tx: Tx, installRowId: string, tokens: TokenSet & { scopes: string[] }, issuedAt: Date): Promise<boolean> {
+  const { count: reconnected } = await tx.tokenGrant.updateMany({ where: { installRowId, refreshAnswerLostAt: { not: null } }, data: { refreshAnswerLostAt: null } });
   const sealed = {
     scope: tokens.scopes.join(" "),
     ...sealAccessToken(installRowId, tokens, issuedAt),
@@ -60,6 +64,7 @@ export async function storeTokenGrant(tx: Tx, installRowId: string, tokens: Toke
     create: { installRowId, ...sealed },
     update: { ...sealed, version: { increment: 1 }, refreshStartedAt: null },
   });
+  return reconnected === 1;
 }
 
 /**
@@ -101,6 +106,15 @@ export async function clearRefreshMarker(tx: Tx, installRowId: string): Promise<
   await tx.tokenGrant.updateMany({ where: { installRowId }, data: { refreshStartedAt: null } });
 }
 
+/**
+ * An earlier refresh's outcome is unknown and nothing can prove it never happened (A185): its token is
+ * never sent again. True when this call set it (the alert is raised once).
+ */
+export async function markRefreshAnswerLost(tx: Tx, installRowId: string, version: number): Promise<boolean> {
+  const { count } = await tx.tokenGrant.updateMany({ where: { installRowId, version, refreshAnswerLostAt: null }, data: { refreshAnswerLostAt: new Date() } });
+  return count === 1;
+}
+
 /** The install's current access token with its install's status, or null when it has no grant. */
 export async function readGrantForUse(tx: Tx, installRowId: string): Promise<GrantForUse | null> {
   const grant = await tx.tokenGrant.findUnique({
@@ -110,6 +124,7 @@ export async function readGrantForUse(tx: Tx, installRowId: string): Promise<Gra
       accessTokenExpiresAt: true,
       version: true,
       refreshStartedAt: true,
+      refreshAnswerLostAt: true,
       install: { select: { status: true } },
     },
   });
@@ -119,6 +134,7 @@ export async function readGrantForUse(tx: Tx, installRowId: string): Promise<Gra
     expiresAt: grant.accessTokenExpiresAt,
     version: grant.version,
     refreshStartedAt: grant.refreshStartedAt,
+    refreshAnswerLostAt: grant.refreshAnswerLostAt,
     installStatus: grant.install.status,
   };
 }
@@ -135,9 +151,9 @@ export async function readGrantForRefresh(
 ): Promise<(GrantForUse & { openRefreshToken: () => string | null }) | null> {
   // One statement, the install's status joined in (Prisma's `select` of the relation would be a second).
   const [grant] = await tx.$queryRaw<
-    { access_token_encrypted: string; refresh_token_encrypted: string | null; access_token_expires_at: Date; version: number; refresh_started_at: Date | null; status: InstallStatus }[]
+    { access_token_encrypted: string; refresh_token_encrypted: string | null; access_token_expires_at: Date; version: number; refresh_started_at: Date | null; refresh_answer_lost_at: Date | null; status: InstallStatus }[]
   >`
-    SELECT g.access_token_encrypted, g.refresh_token_encrypted, g.access_token_expires_at, g.version, g.refresh_started_at, i.status::text AS status
+    SELECT g.access_token_encrypted, g.refresh_token_encrypted, g.access_token_expires_at, g.version, g.refresh_started_at, g.refresh_answer_lost_at, i.status::text AS status
     FROM token_grants g JOIN installs i ON i.id = g.install_row_id
     WHERE g.install_row_id = ${installRowId}::uuid`;
   if (!grant) return null;
@@ -147,6 +163,7 @@ export async function readGrantForRefresh(
     expiresAt: grant.access_token_expires_at,
     version: grant.version,
     refreshStartedAt: grant.refresh_started_at,
+    refreshAnswerLostAt: grant.refresh_answer_lost_at,
     installStatus: grant.status,
     openRefreshToken: () => (grant.refresh_token_encrypted ? openToken(grant.refresh_token_encrypted, installRowId, keys) : null),
   };

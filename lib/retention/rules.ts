@@ -231,6 +231,12 @@ export const RETENTION_RULES = {
     setting: null,
     purge: { kind: "bounded" },
   },
+  issuer_facts: {
+    kept: "One row per identity provider issuer.",
+    why: "Whether the settle probe of a lost refresh answer is proof there (A186).",
+    setting: null,
+    purge: { kind: "bounded" },
+  },
   oauth_client_health: {
     kept: "One row per client_id.",
     why: "The token endpoint's circuit (contract §7).",

@@ -147,6 +147,9 @@ function connects(port: number): Promise<boolean> {
   });
 }
 
+type TokenStats = { calls: { refresh_token: number }; refreshes_issued: number; refreshes_in_flight: number; chain_revocations: number };
+const tokenStats = () => control<TokenStats>("GET", "/token-stats");
+
 describe("the app on SIGTERM", () => {
   it("finishes a webhook delivery under way, refuses new connections, says stopping on /api/ready, and exits by itself", async () => {
     const server = await startServer();
@@ -203,10 +206,32 @@ describe("the app on SIGTERM", () => {
 
     expect(await sql("SELECT 1 FROM webhook_deliveries WHERE install_id = $1", [7302])).toEqual([]);
   });
+
+  it("stopped in the middle of a refresh whose page was given up: the refresh's result is committed before the exit", async () => {
+    const server = await startServer();
+    const { installRowId, sessionCookie } = await installViaPortal(1001);
+    // The visit refreshes first (the app's record says the token expired) and checks the install (its last look is old).
+    await sql("UPDATE token_grants SET access_token_expires_at = now() - interval '1 minute' WHERE install_row_id = $1", [installRowId]);
+    await sql("UPDATE installs SET last_reconciled_at = NULL WHERE id = $1", [installRowId]);
+    await control("POST", "/faults", { tokenEndpoint: { mode: "delay", count: 1, delayMs: 3_000 } });
+
+    const visit = new AbortController();
+    const page = fetch(`http://127.0.0.1:${server.port}/dashboard`, { headers: { cookie: sessionCookie }, signal: visit.signal }).catch(() => undefined);
+    await tokenStatsWhen((s) => s.refreshes_in_flight > 0, "the refresh in flight");
+    // The browser goes away (no request is left to drain), then the platform stops the app.
+    visit.abort();
+    await page;
+    server.child.kill("SIGTERM");
+    expect(await server.exited).toMatchObject({ code: 143, signal: null });
+
+    expect((await tokenStats()).refreshes_issued).toBe(1);
+    const [grant] = await sql<{ version: number; refresh_started_at: Date | null }>("SELECT version, refresh_started_at FROM token_grants WHERE install_row_id = $1", [installRowId]);
+    expect(grant).toEqual({ version: 2, refresh_started_at: null });
+    const [install] = await sql<{ status: string }>("SELECT status FROM installs WHERE id = $1", [installRowId]);
+    expect(install!.status).toBe("ACTIVE");
+  });
 });
 
-type TokenStats = { calls: { refresh_token: number }; refreshes_issued: number; refreshes_in_flight: number; chain_revocations: number };
-const tokenStats = () => control<TokenStats>("GET", "/token-stats");
 
 /** Polls the sandbox's token statistics until `condition` holds (or fails after 15 s, saying what it waited for). */
 async function tokenStatsWhen(condition: (stats: TokenStats) => boolean, what: string): Promise<TokenStats> {

@@ -119,6 +119,7 @@ describe("applyMigrations", () => {
       "authorization_code_claims",
       "install_events",
       "installs",
+      "issuer_facts",
       "oauth_client_health",
       "pending_sign_ins",
       "rate_limits",

@@ -5,17 +5,19 @@
 //
 //   1. the page: the installs of this page (a bounded LIMIT/OFFSET), each with its token grant's
 //      timing and its sync health, computed for those rows only (no query per row);
-//   2. the counts: per state, all installs and those that match the search and filters.
+//   2. the counts: per state, all installs and those that match the search and filters (the
+//      latter through the filter's index).
 //
-// Token health and sync health are not stored anywhere: they are derived from token_grants,
-// sync_checkpoints and sync_latest at read time, with the definitions below (TOKEN_HEALTHS,
-// SYNC_HEALTHS), so they can never disagree with the tables the token lifecycle and the sync write.
-// None of them is a history: sync_latest keeps each install's latest finished run per resource
-// (lib/sync/latest.ts, written in the transaction that ends the run), so the "sync failing" filter and
-// its counts cost the same however many runs sync_runs keeps, and do not need sync_runs at all.
+// Token health is derived from token_grants at read time. Sync health is derived from the install's
+// sync summary (installs.synced_at, synced_once, sync_failing), which lib/sync/latest.ts recomputes from
+// sync_checkpoints and sync_latest in the transaction that ends each run, with the definitions below
+// (SYNC_HEALTHS): so each sync filter and the "last sync" sort are a condition or an order on installs
+// that an index serves (installs_sync_order_idx, installs_sync_failing_idx), and a page reads its own
+// rows, not every install's checkpoints (that read 30,000 checkpoints for a page at 10,000 installs:
+// 71-86 ms, issue 34). None of it is a history, so nothing here reads sync_runs.
 //
 // Pagination is by offset, not keyset: staff jump to a page number and sort by computed columns
-// (the last sync), which a keyset cannot follow. The cost of an offset is reading the rows it skips
+// (the token's expiry), which a keyset cannot follow. The cost of an offset is reading the rows it skips
 // from an index: measured at 10,000 installs, the last page of the newest-first list takes 2.7 ms
 // in the database against 1.2 ms for the first (npm run bench -- console). Every sort ends with the
 // row id, so the order is total and no install appears on two pages, or on none, while nothing is
@@ -48,17 +50,20 @@ export type TokenHealth = (typeof TOKEN_HEALTHS)[number];
  * Sync health, first that applies (lib/sync writes the tables these read):
  * - paused: the install is not ACTIVE, so lib/sync does not sync it (contract §7: a flagged install
  *   is not called; a revoked one cannot be).
- * - failing: the install's latest finished sync failed: of each resource's latest finished run
- *   (sync_latest), one of those that share the latest started_at has outcome "failed" (one sync's
- *   runs share started_at, and a resource that failed is recorded even when the others went on:
- *   lib/sync/index.ts). Runs still "running" do not count (nor one whose process died before it could
- *   record an outcome): only a run's end writes sync_latest.
- * - never: no resource's pass has ever ended (no sync_checkpoints.last_pass_ended_at).
+ * - failing (installs.sync_failing): the install's latest finished sync failed: of each resource's
+ *   latest finished run (sync_latest), one of those that share the latest started_at has outcome
+ *   "failed" (one sync's runs share started_at, and a resource that failed is recorded even when the
+ *   others went on: lib/sync/index.ts). Runs still "running" do not count (nor one whose process died
+ *   before it could record an outcome): only a run's end writes sync_latest.
+ * - never (not installs.synced_once): no resource's pass has ever ended (no
+ *   sync_checkpoints.last_pass_ended_at).
  * - lagging: some resource's copy is older than SYNC_LAG_INTERVALS × SYNC_INTERVAL_MINUTES, or has
- *   not finished its first pass while others have.
+ *   not finished its first pass while others have (installs.synced_at, the oldest resource's last
+ *   pass end, is older, or null).
  * - up_to_date: every resource's copy ended a pass within that time.
  * A resource never synced because it is not granted or is disabled by the configuration has no
- * checkpoint, and does not count.
+ * checkpoint, and does not count. All as of the install's latest run end (lib/sync/latest.ts); a purge
+ * of an uninstalled install's data (lib/sync/retention.ts) leaves its summary as it was.
  */
 export const SYNC_HEALTHS = ["up_to_date", "lagging", "failing", "never", "paused"] as const;
 export type SyncHealth = (typeof SYNC_HEALTHS)[number];
@@ -205,64 +210,54 @@ function tokenHealthSql(clock: Clock): Prisma.Sql {
     ELSE 'healthy' END`;
 }
 
-// The installs whose latest finished sync failed (SYNC_HEALTHS, failing), read from the failed rows of
-// sync_latest only (its partial index sync_latest_failed_idx, about 1 row in 100), each checked through
-// the primary key against its install's other resources: is it the latest sync? So its cost follows
-// the number of failing installs, not the number of installs, and no run history is read. Used as
-// `i.id IN (...)`: the planner starts a "sync failing" page from these few rows, and evaluates the
-// counts' and the health's condition against them hashed once. The check is a correlated max(), not a
-// NOT EXISTS: the planner turns a NOT EXISTS into an anti join that reads the whole of sync_latest
-// (a seq scan, 3 rows per install), while a max() stays a few index reads per failed row (measured
-// with `npm run bench -- console`).
-const FAILING_INSTALLS = Prisma.sql`
-  SELECT f.install_row_id FROM sync_latest f
-  WHERE f.outcome = 'failed'
-    AND f.started_at = (SELECT max(l.started_at) FROM sync_latest l WHERE l.install_row_id = f.install_row_id)`;
-const IS_FAILING = Prisma.sql`(i.status = 'ACTIVE' AND i.id IN (${FAILING_INSTALLS}))`;
+/**
+ * Each sync health as a condition on `i` alone (definitions at SYNC_HEALTHS), written so an index
+ * serves it: "failing" the partial index of failing installs, "lagging" and "up_to_date" a range of
+ * installs_sync_order_idx (synced_once, synced_at NULLS FIRST, id).
+ */
+function syncHealthConditions(clock: Clock): Record<SyncHealth, Prisma.Sql> {
+  const synced = Prisma.sql`i.status = 'ACTIVE' AND NOT i.sync_failing AND i.synced_once`;
+  return {
+    paused: Prisma.sql`i.status <> 'ACTIVE'`,
+    failing: Prisma.sql`(i.status = 'ACTIVE' AND i.sync_failing)`,
+    never: Prisma.sql`(i.status = 'ACTIVE' AND NOT i.sync_failing AND NOT i.synced_once)`,
+    lagging: Prisma.sql`(${synced} AND (i.synced_at IS NULL OR i.synced_at < ${clock.syncCutoff}))`,
+    up_to_date: Prisma.sql`(${synced} AND i.synced_at >= ${clock.syncCutoff})`,
+  };
+}
 
-/** Sync health of `i` with its checkpoints `cp` (definitions at SYNC_HEALTHS). */
+/** Sync health of `i` (definitions at SYNC_HEALTHS), for a page's rows. */
 function syncHealthSql(clock: Clock): Prisma.Sql {
   return Prisma.sql`CASE
     WHEN i.status <> 'ACTIVE' THEN 'paused'
-    WHEN i.id IN (${FAILING_INSTALLS}) THEN 'failing'
-    WHEN cp.last_ended_at IS NULL THEN 'never'
-    WHEN cp.synced_at IS NULL OR cp.synced_at < ${clock.syncCutoff} THEN 'lagging'
+    WHEN i.sync_failing THEN 'failing'
+    WHEN NOT i.synced_once THEN 'never'
+    WHEN i.synced_at IS NULL OR i.synced_at < ${clock.syncCutoff} THEN 'lagging'
     ELSE 'up_to_date' END`;
 }
 
-// The install's sync state, per install row: lateral subqueries over the install's few rows of
-// sync_checkpoints and sync_latest (both keyed by (install_row_id, resource)): one row per resource,
-// whatever the history. The checkpoints are joined wherever a sync health is computed; the latest
-// sync's start (the page's "last sync" column) only for the rows a page shows. (Reading each install's
-// latest run from sync_runs instead made the "sync failing" filter grow with the installs: 379 ms at
-// 10,000 installs with a day of runs, and its counts 773 ms; bench section "console".)
-const CHECKPOINTS_JOIN = Prisma.sql`
-  LEFT JOIN LATERAL (
-    SELECT max(c.last_pass_ended_at) AS last_ended_at,
-           CASE WHEN bool_and(c.last_pass_ended_at IS NOT NULL) THEN min(c.last_pass_ended_at) END AS synced_at
-    FROM sync_checkpoints c WHERE c.install_row_id = i.id
-  ) cp ON TRUE`;
+// The latest sync's start (the page's "last sync" column), for the rows a page shows only: a lateral
+// subquery over the install's few rows of sync_latest (keyed by (install_row_id, resource)).
 const LATEST_SYNC_JOIN = Prisma.sql`
   LEFT JOIN LATERAL (
     SELECT max(l.started_at) AS started_at FROM sync_latest l WHERE l.install_row_id = i.id
   ) ls ON TRUE`;
-const SYNC_JOINS = Prisma.sql`${CHECKPOINTS_JOIN} ${LATEST_SYNC_JOIN}`;
 const GRANT_JOIN = Prisma.sql`LEFT JOIN token_grants g ON g.install_row_id = i.id`;
 
 /**
- * Each sort's key and direction. The key's column is the last one of an index where it matters
- * (installs(created_at, id), installs(status_changed_at, id)); the row id breaks ties, in the same
- * direction, so an index read backwards serves a descending sort.
+ * Each sort's order, before the row id. Its columns are those of an index where it matters
+ * (installs(created_at, id), installs(status_changed_at, id), installs_sync_order_idx); the row id
+ * breaks ties, in the same direction, so an index read backwards serves a descending sort.
  */
-const SORT_SQL: Record<InstallSort, { key: Prisma.Sql; dir: Prisma.Sql; nulls: Prisma.Sql; needs: "none" | "grant" | "checkpoints" }> = {
-  newest: { key: Prisma.sql`i.created_at`, dir: Prisma.sql`DESC`, nulls: Prisma.empty, needs: "none" },
-  oldest: { key: Prisma.sql`i.created_at`, dir: Prisma.sql`ASC`, nulls: Prisma.empty, needs: "none" },
-  operator: { key: Prisma.sql`lower(coalesce(i.operator_name, i.operator_id))`, dir: Prisma.sql`ASC`, nulls: Prisma.empty, needs: "none" },
-  changed: { key: Prisma.sql`i.status_changed_at`, dir: Prisma.sql`DESC`, nulls: Prisma.empty, needs: "none" },
+const SORT_SQL: Record<InstallSort, { order: Prisma.Sql; dir: Prisma.Sql; needs: "none" | "grant" }> = {
+  newest: { order: Prisma.sql`i.created_at DESC`, dir: Prisma.sql`DESC`, needs: "none" },
+  oldest: { order: Prisma.sql`i.created_at ASC`, dir: Prisma.sql`ASC`, needs: "none" },
+  operator: { order: Prisma.sql`lower(coalesce(i.operator_name, i.operator_id)) ASC`, dir: Prisma.sql`ASC`, needs: "none" },
+  changed: { order: Prisma.sql`i.status_changed_at DESC`, dir: Prisma.sql`DESC`, needs: "none" },
   // The refresh token's expiry: when the install's token chain dies unless it is renewed (contract §3).
-  expiry: { key: Prisma.sql`g.refresh_token_expires_at`, dir: Prisma.sql`ASC`, nulls: Prisma.sql`NULLS LAST`, needs: "grant" },
-  // Stalest copy first: never synced (no time) first of all.
-  synced: { key: Prisma.sql`cp.synced_at`, dir: Prisma.sql`ASC`, nulls: Prisma.sql`NULLS FIRST`, needs: "checkpoints" },
+  expiry: { order: Prisma.sql`g.refresh_token_expires_at ASC NULLS LAST`, dir: Prisma.sql`ASC`, needs: "grant" },
+  // Stalest copy first: never synced first of all, then the incomplete copies, then the oldest complete one.
+  synced: { order: Prisma.sql`i.synced_once ASC, i.synced_at ASC NULLS FIRST`, dir: Prisma.sql`ASC`, needs: "none" },
 };
 
 type PageRow = {
@@ -300,42 +295,40 @@ export async function fetchInstallList(query: InstallListQuery, { client = db(),
   const conditions: Prisma.Sql[] = [searchCondition(term)];
   if (query.state) conditions.push(Prisma.sql`i.status = ${query.state}::install_status`);
   if (query.token) conditions.push(Prisma.sql`(${tokenHealth}) = ${query.token}`);
-  // "sync failing" is asked of the failing installs directly (IS_FAILING), not of each install's
-  // health: it needs no join, and the page starts from those few installs.
-  const syncNeedsCheckpoints = Boolean(query.sync) && query.sync !== "failing";
-  if (query.sync === "failing") conditions.push(IS_FAILING);
-  else if (query.sync) conditions.push(Prisma.sql`(${syncHealth}) = ${query.sync}`);
+  if (query.sync) conditions.push(syncHealthConditions(clock)[query.sync]);
   const where = Prisma.join(conditions, " AND ");
-  const joins = (needs: { grant: boolean; checkpoints: boolean }) =>
-    Prisma.sql`${needs.grant ? GRANT_JOIN : Prisma.empty} ${needs.checkpoints ? CHECKPOINTS_JOIN : Prisma.empty}`;
-  const countJoins = joins({ grant: Boolean(query.token), checkpoints: syncNeedsCheckpoints });
-  // The page's ids are chosen first with only the joins the filter and the sort need; the health
+  const countJoins = query.token ? GRANT_JOIN : Prisma.empty;
+  // The page's ids are chosen first with only the join the filter and the sort need; the health
   // of those rows only is computed after, so a deep page does not compute it for the rows it skips.
-  const pageJoins = joins({ grant: Boolean(query.token) || sort.needs === "grant", checkpoints: syncNeedsCheckpoints || sort.needs === "checkpoints" });
+  const pageJoins = query.token || sort.needs === "grant" ? GRANT_JOIN : Prisma.empty;
 
   const readPage = (page: number) =>
     client.$queryRaw<PageRow[]>`
       WITH page AS MATERIALIZED (
-        SELECT i.id, ${sort.key} AS sort_key
+        SELECT i.id
         FROM installs i ${pageJoins}
         WHERE ${where}
-        ORDER BY sort_key ${sort.dir} ${sort.nulls}, i.id ${sort.dir}
+        ORDER BY ${sort.order}, i.id ${sort.dir}
         LIMIT ${query.perPage} OFFSET ${page * query.perPage}
       )
       SELECT i.id, i.install_id, i.operator_id, i.operator_name, i.slug, i.status, i.status_changed_at, i.created_at,
              ${tokenHealth} AS token_health,
              g.access_token_expires_at, g.refresh_token_expires_at, g.refresh_started_at,
-             ${syncHealth} AS sync_health, cp.synced_at, ls.started_at AS last_sync_run_at
-      FROM page JOIN installs i ON i.id = page.id ${GRANT_JOIN} ${SYNC_JOINS}
-      ORDER BY page.sort_key ${sort.dir} ${sort.nulls}, page.id ${sort.dir}`;
+             ${syncHealth} AS sync_health, i.synced_at, ls.started_at AS last_sync_run_at
+      FROM page JOIN installs i ON i.id = page.id ${GRANT_JOIN} ${LATEST_SYNC_JOIN}
+      ORDER BY ${sort.order}, i.id ${sort.dir}`;
 
-  const [firstRead, countRows] = await Promise.all([
-    readPage(query.page),
-    client.$queryRaw<CountRow[]>`
-      SELECT i.status, count(*)::int AS "all", (count(*) FILTER (WHERE ${where}))::int AS matching
-      FROM installs i ${countJoins}
-      GROUP BY i.status`,
-  ]);
+  const filtered = term.kind !== "none" || Boolean(query.state || query.token || query.sync);
+  // Unfiltered, all installs match: one read of the status index counts both. Filtered, the matching
+  // installs are counted apart, through the filter's own index (a few rows for "sync failing"),
+  // beside that same read, rather than by reading every install's row to test the filter.
+  const countsStatement = filtered
+    ? client.$queryRaw<CountRow[]>`
+      SELECT s.status, s.all, coalesce(m.matching, 0)::int AS matching
+      FROM (SELECT status, count(*)::int AS "all" FROM installs GROUP BY status) s
+      LEFT JOIN (SELECT i.status, count(*) AS matching FROM installs i ${countJoins} WHERE ${where} GROUP BY i.status) m ON m.status = s.status`
+    : client.$queryRaw<CountRow[]>`SELECT status, count(*)::int AS "all", count(*)::int AS matching FROM installs GROUP BY status`;
+  const [firstRead, countRows] = await Promise.all([readPage(query.page), countsStatement]);
 
   const counts = Object.fromEntries(INSTALL_STATUSES.map((status) => [status, { all: 0, matching: 0 }])) as InstallList["counts"];
   for (const row of countRows) counts[row.status] = { all: row.all, matching: row.matching };
@@ -358,7 +351,7 @@ export async function fetchInstallList(query: InstallListQuery, { client = db(),
     matching,
     counts,
     total,
-    filtered: term.kind !== "none" || Boolean(query.state || query.token || query.sync),
+    filtered,
     asOf: now,
   };
 }

@@ -56,11 +56,26 @@ export type Formatter = ReturnType<typeof createFormatter>;
  */
 export function createFormatter(locale: Locale, timeZone: string) {
   const tag = LOCALES[locale].tag;
-  const inZone = (options: Intl.DateTimeFormatOptions) => dateTimeFormat(tag, { ...options, timeZone });
+  /** This formatter's own handle on a cached Intl formatter: looked up once, not per value formatted (a key per call costs a JSON.stringify). */
+  const inZone = (options: Intl.DateTimeFormatOptions) => {
+    let made: Intl.DateTimeFormat | undefined;
+    return () => (made ??= dateTimeFormat(tag, { ...options, timeZone }));
+  };
+  const zoneNames = inZone({ timeZoneName: "short" });
+  const dateTimes = inZone({ dateStyle: "medium", timeStyle: "short" });
+  const times = inZone({ timeStyle: "short" });
+  const dates = inZone({ dateStyle: "medium" });
+  const numbers = (options: Intl.NumberFormatOptions) => {
+    let made: Intl.NumberFormat | undefined;
+    return () => (made ??= numberFormat(tag, options));
+  };
+  const integers = numbers({});
+  const oneDecimal = numbers({ maximumFractionDigits: 1 });
+  const noDecimal = numbers({ maximumFractionDigits: 0 });
 
   /** The zone's short name at that instant, in the locale: "CET" in January, "CEST" in July, "UTC". */
   function zoneName(value: Date): string {
-    return inZone({ timeZoneName: "short" }).formatToParts(value).find((part) => part.type === "timeZoneName")?.value ?? timeZone;
+    return zoneNames().formatToParts(value).find((part) => part.type === "timeZoneName")?.value ?? timeZone;
   }
 
   /** A calendar day "YYYY-MM-DD" (a bucket, not an instant): formatted as that day, whatever the zone. */
@@ -76,15 +91,15 @@ export function createFormatter(locale: Locale, timeZone: string) {
     zoneName,
     /** "30 Mar 2025, 14:05 CEST" / "30. mars 2025, 14:05 CEST". */
     dateTime(value: Date | null | undefined): string {
-      return value ? `${inZone({ dateStyle: "medium", timeStyle: "short" }).format(value)} ${zoneName(value)}` : EMPTY;
+      return value ? `${dateTimes().format(value)} ${zoneName(value)}` : EMPTY;
     },
     /** The time of day with its zone, "05:13 UTC": beside `date` where a narrow column splits the two. */
     time(value: Date | null | undefined): string {
-      return value ? `${inZone({ timeStyle: "short" }).format(value)} ${zoneName(value)}` : EMPTY;
+      return value ? `${times().format(value)} ${zoneName(value)}` : EMPTY;
     },
     /** The day of an instant, in the zone: "30 Mar 2025". */
     date(value: Date | null | undefined): string {
-      return value ? inZone({ dateStyle: "medium" }).format(value) : EMPTY;
+      return value ? dates().format(value) : EMPTY;
     },
     /** A day bucket "YYYY-MM-DD" as a date: "30 Mar 2025". */
     day(day: string): string {
@@ -108,19 +123,19 @@ export function createFormatter(locale: Locale, timeZone: string) {
     },
     /** "12.5 kWh"; no decimal from 100 up. */
     kwh(value: number | null | undefined): string {
-      return isNumber(value) ? `${numberFormat(tag, { maximumFractionDigits: value >= 100 ? 0 : 1 }).format(value)} kWh` : EMPTY;
+      return isNumber(value) ? `${(value >= 100 ? noDecimal : oneDecimal)().format(value)} kWh` : EMPTY;
     },
     /** "22 kW", "7,4 kW". */
     kw(value: number | null | undefined): string {
-      return isNumber(value) ? `${numberFormat(tag, { maximumFractionDigits: 1 }).format(value)} kW` : EMPTY;
+      return isNumber(value) ? `${oneDecimal().format(value)} kW` : EMPTY;
     },
     /** A figure on a chart: at most one decimal. */
     number(value: number): string {
-      return numberFormat(tag, { maximumFractionDigits: 1 }).format(value);
+      return oneDecimal().format(value);
     },
     /** A count: "1,234" / "1 234". */
     count(value: number): string {
-      return numberFormat(tag).format(value);
+      return integers().format(value);
     },
     /** "1 h 25 min", "12 min", "40 s" ("1 t 25 min" in Norwegian). */
     duration(ms: number | null | undefined): string {

@@ -32,16 +32,32 @@ export const COUNTRY_DEFAULTS: Readonly<Record<string, { locale: Locale; timeZon
 };
 
 /**
+ * What Intl said of each zone asked about, and each zone's short name per locale: building an Intl
+ * formatter is the dear part (it loads the zone's and locale's data), and every request asks. Bounded,
+ * since zones come from requests: cleared when full, like ./format.ts's formatters.
+ */
+const zoneChecks = new Map<string, boolean>();
+const zoneShortNames = new Map<string, string>();
+const MAX_ZONES = 500;
+function remember<V>(map: Map<string, V>, key: string, value: V): V {
+  if (map.size >= MAX_ZONES) map.clear();
+  map.set(key, value);
+  return value;
+}
+
+/**
  * A real IANA zone, as Intl knows it ("Europe/Oslo", "UTC"). Anything else is refused: a zone comes
  * from a cookie or a form, so from a stranger, and an unknown one would make Intl throw mid-page.
  */
 export function isTimeZone(value: unknown): value is string {
   if (typeof value !== "string" || value.length === 0 || value.length > 64 || !/^[A-Za-z0-9_+\-/]+$/.test(value)) return false;
+  const known = zoneChecks.get(value);
+  if (known !== undefined) return known;
   try {
     new Intl.DateTimeFormat("en", { timeZone: value });
-    return true;
+    return remember(zoneChecks, value, true);
   } catch {
-    return false;
+    return remember(zoneChecks, value, false);
   }
 }
 
@@ -53,8 +69,11 @@ export function isTimeZone(value: unknown): value is string {
  */
 export function zoneLabel(timeZone: string, locale: Locale, cityTime: (city: string) => string): string {
   if (!timeZone.includes("/") || timeZone.startsWith("Etc/")) {
+    const key = `${locale}|${timeZone}`;
+    const known = zoneShortNames.get(key);
+    if (known !== undefined) return known;
     const parts = new Intl.DateTimeFormat(LOCALES[locale].tag, { timeZone, timeZoneName: "short" }).formatToParts(0);
-    return parts.find((part) => part.type === "timeZoneName")?.value ?? timeZone;
+    return remember(zoneShortNames, key, parts.find((part) => part.type === "timeZoneName")?.value ?? timeZone);
   }
   return cityTime(timeZone.split("/").at(-1)!.replaceAll("_", " "));
 }

@@ -9,7 +9,7 @@
 // the language), picked by `plural()`.
 import en from "@/messages/en.json" with { type: "json" };
 import nb from "@/messages/nb.json" with { type: "json" };
-import { pluralRules } from "./format";
+import { numberFormat, pluralRules } from "./format";
 import { LOCALES, type Locale } from "./locales";
 
 export type Catalogue = Record<string, string>;
@@ -49,7 +49,8 @@ export function createTranslator<K extends string = MessageKey>(locale: Locale, 
   const plural = (key: K extends `${infer Base}.other` ? Base : never, count: number, values?: Values): string => {
     const form = pluralRules(LOCALES[locale].tag).select(count);
     const text = lookup(`${key}.${form}`) ?? lookup(`${key}.other`) ?? key;
-    return interpolate(text, { count: new Intl.NumberFormat(LOCALES[locale].tag).format(count), ...values });
+    // The cached formatter (./format.ts): a plural is worded per row of a table, every request.
+    return interpolate(text, { count: numberFormat(LOCALES[locale].tag).format(count), ...values });
   };
   return Object.assign(t, { plural, locale });
 }

@@ -11,6 +11,7 @@ import { performance } from "node:perf_hooks";
 import { type BenchContext, REPS, appCpuMs, loadNow, median, percentile, printSpread, printVerdict } from "./lib";
 import { bulkInstalls, closeSql, sql, storeBulkInstalls } from "../../tests/helpers/stack";
 import { signInStaffWithFetch } from "../../tests/helpers/staff-sign-in";
+import { refreshSyncSummaries } from "../../tests/helpers/sync-latest";
 
 /** The install counts the section measures at, in this order (the second grows the first). */
 const SIZES = [1_000, 10_000] as const;
@@ -30,8 +31,8 @@ const seqScansOf = (node: PlanNode): string[] => [...(node["Node Type"] === "Seq
  * Adds installs until there are exactly `size`, with the sync's tables as a day of syncing leaves
  * them (lib/sync): a checkpoint per resource per install (2% of them lagging by two hours), the last
  * CONSOLE_SYNCS_KEPT syncs' runs of each install, one run per resource every SYNC_INTERVAL_MINUTES,
- * and each resource's latest outcome (sync_latest, as lib/sync/latest.ts writes it with each run's
- * end); 1% of installs' latest sync failed at one resource.
+ * and each resource's latest outcome and the install's sync summary (sync_latest and installs, as
+ * lib/sync/latest.ts writes them with each run's end); 1% of installs' latest sync failed at one resource.
  */
 async function growTo(size: number) {
   const [{ installs: now }] = (await sql<{ installs: number }>("SELECT count(*)::int AS installs FROM installs")) as [{ installs: number }];
@@ -67,6 +68,8 @@ async function growTo(size: number) {
      FROM unnest($3::uuid[]) AS i CROSS JOIN unnest($2::text[]) AS r(resource) CROSS JOIN (VALUES (0)) AS latest(s)`,
     [resources.at(-1), resources, added, syncedAt],
   );
+  // And each install's sync summary, as the same transaction writes it (lib/sync/latest.ts).
+  await refreshSyncSummaries(added);
   await sql("ANALYZE installs, token_grants, sync_checkpoints, sync_runs, sync_latest");
 }
 

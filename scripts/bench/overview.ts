@@ -1,6 +1,7 @@
 // `npm run bench -- overview`: GET /dashboard for the large operator, over its local copy.
 import { performance } from "node:perf_hooks";
-import { type BenchContext, appCpuPerRequest, concurrently, summary } from "./lib";
+import { type BenchContext, REPS, appCpuMs, appCpuPerRequest, concurrently, loadAverage, printVerdict, summary } from "./lib";
+import { LOCALE_COOKIE, ZONE_COOKIE } from "../../lib/i18n/cookies";
 import { closeSql, sql } from "../../tests/helpers/stack";
 
 export async function overview({ stack, syncedLargeOperator }: BenchContext) {
@@ -51,5 +52,43 @@ export async function overview({ stack, syncedLargeOperator }: BenchContext) {
     summary(name, samples);
     console.log(`${"".padEnd(44)} failed pages=${failed}`);
   }
+
+  // What the operator's language and zone cost (issue 34: 16-25 ms of app CPU per page against 6-8 ms
+  // before they landed): the default page for a Norwegian operator (nb, Oslo time, chosen on
+  // "Settings and access") against the same page with English and UTC forced the same way, in
+  // alternating blocks of one run, so the load is the same for both. Target: within 10 %.
+  const TWIN_BLOCK = 80;
+  const twins = { norwegian: `${LOCALE_COOKIE}=nb; ${ZONE_COOKIE}=Europe%2FOslo`, english: `${LOCALE_COOKIE}=en; ${ZONE_COOKIE}=UTC` };
+  const cpu: Record<keyof typeof twins, number[]> = { norwegian: [], english: [] };
+  for (const [twin, cookies] of Object.entries(twins) as [keyof typeof twins, string][]) {
+    const html = await (await fetch(`${stack.env.APP_URL}/dashboard`, { headers: { cookie: `${install.sessionCookie}; ${cookies}` } })).text();
+    if (!html.includes(twin === "norwegian" ? 'lang="nb-NO"' : 'lang="en-GB"')) throw new Error(`bench: the ${twin} twin's page is not in its language`);
+    await concurrently(10, OVERVIEW_CONCURRENCY, async () => {
+      await (await fetch(`${stack.env.APP_URL}/dashboard`, { headers: { cookie: `${install.sessionCookie}; ${cookies}` } })).text();
+    });
+  }
+  // Each repetition alternates the twins in TWIN_ROUNDS short blocks, so a change of the machine's load
+  // during it weighs on both alike.
+  const TWIN_ROUNDS = 4;
+  for (let rep = 0; rep < REPS; rep++) {
+    const spent = { norwegian: 0, english: 0 };
+    for (let round = 0; round < TWIN_ROUNDS; round++) {
+      for (const [twin, cookies] of Object.entries(twins) as [keyof typeof twins, string][]) {
+        const before = appCpuMs(stack.appPid);
+        await concurrently(TWIN_BLOCK / TWIN_ROUNDS, OVERVIEW_CONCURRENCY, async () => {
+          const response = await fetch(`${stack.env.APP_URL}/dashboard`, { headers: { cookie: `${install.sessionCookie}; ${cookies}` } });
+          await response.text();
+          if (response.status !== 200) throw new Error(`bench: GET /dashboard (${twin}): HTTP ${response.status}`);
+        });
+        spent[twin] += appCpuMs(stack.appPid) - before;
+      }
+    }
+    for (const twin of Object.keys(twins) as (keyof typeof twins)[]) cpu[twin].push(spent[twin] / TWIN_BLOCK);
+  }
+  for (const twin of Object.keys(twins) as (keyof typeof twins)[]) {
+    const sorted = [...cpu[twin]].sort((a, b) => a - b);
+    console.log(`${`app CPU: GET /dashboard, ${twin === "norwegian" ? "Norwegian operator (nb, Oslo)" : "English+UTC forced"}`.padEnd(44)} ${sorted[Math.floor(sorted.length / 2)]!.toFixed(2).padStart(8)} ms/request (median of ${REPS} x ${TWIN_BLOCK}; range ${sorted[0]!.toFixed(2)}-${sorted.at(-1)!.toFixed(2)})  load ${loadAverage()}`);
+  }
+  printVerdict("ratio, same run: Norwegian / English+UTC, app CPU", cpu.norwegian.map((ms, i) => ms / cpu.english[i]!), { max: 1.1 }, 2, 44);
   await closeSql();
 }

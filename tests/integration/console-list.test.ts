@@ -27,10 +27,11 @@ const FIRST = 10;
 /** A Prisma client that counts the SQL statements it sends (Prisma's query events: one per statement). */
 function countingClient() {
   const client = new PrismaClient({ adapter: new PrismaPg({ connectionString: stack.databaseUrl, max: 4 }), log: [{ emit: "event", level: "query" }] });
-  const counter = { statements: 0, texts: [] as string[] };
+  const counter = { statements: 0, texts: [] as string[], params: [] as string[] };
   client.$on("query", (event) => {
     counter.statements += 1;
     counter.texts.push(event.query);
+    counter.params.push(event.params);
   });
   return { client, counter };
 }
@@ -39,7 +40,32 @@ const counting = countingClient();
 async function statementsFor(query: Parameters<typeof fetchInstallList>[0]) {
   const before = counting.counter.statements;
   const list = await fetchInstallList(query, { client: counting.client });
-  return { list, statements: counting.counter.statements - before, texts: counting.counter.texts.slice(before) };
+  return { list, statements: counting.counter.statements - before, texts: counting.counter.texts.slice(before), params: counting.counter.params.slice(before) };
+}
+
+type PlanNode = { "Node Type": string; "Relation Name"?: string; "Actual Rows"?: number; "Actual Loops"?: number; "Rows Removed by Filter"?: number; Plans?: PlanNode[] };
+/**
+ * What a statement reads, by its plan (EXPLAIN ANALYZE): every row each scan returned or filtered
+ * out, and each probe of an index (an empty one counts 1), over all its loops; and the tables it read.
+ */
+function readsOf(node: PlanNode): { rows: number; tables: string[] } {
+  const scan = /Scan$/.test(node["Node Type"]);
+  const own = scan ? ((node["Actual Rows"] ?? 0) + (node["Rows Removed by Filter"] ?? 0) + 1) * (node["Actual Loops"] ?? 1) : 0;
+  const children = (node.Plans ?? []).map(readsOf);
+  return {
+    rows: own + children.reduce((sum, c) => sum + c.rows, 0),
+    tables: [...(node["Relation Name"] ? [node["Relation Name"]] : []), ...children.flatMap((c) => c.tables)],
+  };
+}
+/** The page's statement and the counts' statement of a list query, each with what its plan reads. */
+async function plansFor(params: Record<string, string>) {
+  const { list, texts, params: values } = await statementsFor(query(params));
+  const plans: Record<"page" | "counts", { rows: number; tables: string[] }> = { page: { rows: 0, tables: [] }, counts: { rows: 0, tables: [] } };
+  for (const [n, text] of texts.entries()) {
+    const [row] = await sql<{ "QUERY PLAN": { Plan: PlanNode }[] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, JSON.parse(values[n]!) as unknown[]);
+    plans[/^\s*WITH page/.test(text) ? "page" : "counts"] = readsOf(row!["QUERY PLAN"][0]!.Plan);
+  }
+  return { ...plans, matching: list.matching };
 }
 
 const query = (params: Record<string, string>) => parseInstallListQuery(params);
@@ -147,6 +173,22 @@ describe("bounded queries", () => {
       expect(list.items[0]!.lastSyncRunAt).toBeInstanceOf(Date);
     } finally {
       await sql("INSERT INTO sync_runs SELECT * FROM jsonb_populate_recordset(NULL::sync_runs, $1::jsonb)", [JSON.stringify(kept)]);
+    }
+  });
+
+  it("the last-sync sort and every sync filter read a page's rows, not every install's sync state", async () => {
+    // The page: an index range of installs and the shown rows' joins, a few hundred rows at most
+    // (reading each install's checkpoints to sort or filter them read more than 10,000: issue 34).
+    // The counts: one read of installs' status index (they count every install), and the matching
+    // installs through the filter's own index; nothing per install.
+    const cases: Record<string, string>[] = [{ sort: "synced" }, { sort: "synced", page: "200" }, { sync: "lagging" }, { sync: "up_to_date" }, { sync: "failing" }, { sync: "never", sort: "synced" }];
+    for (const params of cases) {
+      const plans = await plansFor(params);
+      const label = JSON.stringify(params);
+      expect(plans.page.rows, `${label}: page`).toBeLessThan(params.page ? 5_000 + 500 : 500);
+      expect(plans.page.tables, `${label}: page`).not.toContain("sync_checkpoints");
+      expect(plans.counts.rows, `${label}: counts`).toBeLessThanOrEqual(TOTAL + 1 + plans.matching + 100);
+      expect(new Set(plans.counts.tables), `${label}: counts`).toEqual(new Set(["installs"]));
     }
   });
 

@@ -20,9 +20,12 @@ const MADE_BY_RAW_SQL: AllowedExtras = {
   "index installs.installs_one_live_per_operator":
     "contract §2, one live install per app and operator: a partial unique index (WHERE status is live), " +
     "which Prisma's schema language cannot express (20261121000000_init)",
-  "index sync_latest.sync_latest_failed_idx":
-    "the console's \"sync failing\" filter reads only the failed rows (lib/admin/install-list.ts): a partial index " +
-    "(WHERE outcome = 'failed'), which Prisma's schema language cannot express (20261127020000_sync_latest)",
+  "index installs.installs_sync_order_idx":
+    "the console's \"last sync\" sort and lagging filter (lib/admin/install-list.ts): synced_at NULLS FIRST, " +
+    "which Prisma's schema language cannot express (20261201220000_install_sync_summary)",
+  "index installs.installs_sync_failing_idx":
+    "the console's \"sync failing\" filter reads only the failing installs (lib/admin/install-list.ts): a partial index " +
+    "(WHERE sync_failing), which Prisma's schema language cannot express (20261201220000_install_sync_summary)",
 };
 
 let datamodel: Datamodel;
@@ -145,7 +148,8 @@ describe("prisma/migrations against prisma/schema.prisma", () => {
     ).toEqual([
       "index installs.gone_idx: listed as made on purpose, but not in the database",
       "index installs.installs_one_live_per_operator: in the database, not in the schema",
-      "index sync_latest.sync_latest_failed_idx: in the database, not in the schema",
+      "index installs.installs_sync_failing_idx: in the database, not in the schema",
+      "index installs.installs_sync_order_idx: in the database, not in the schema",
     ]);
   });
 });

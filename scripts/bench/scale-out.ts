@@ -126,6 +126,13 @@ function deliver(url: URL, agent: http.Agent, installId: number, secret: string)
   });
 }
 
+/** The answers neither 2xx nor 503, by status (0: no HTTP answer), as " (0 x3, 500 x1)"; empty when there are none. */
+function otherStatuses(answers: { status: number }[]): string {
+  const counts = new Map<number, number>();
+  for (const { status } of answers) if (status !== 503 && (status < 200 || status >= 300)) counts.set(status, (counts.get(status) ?? 0) + 1);
+  return counts.size ? ` (${[...counts].map(([status, n]) => `${status} x${n}`).join(", ")})` : "";
+}
+
 type Stats = { calls: { refresh_token: number }; chain_revocations: number };
 
 export async function scaleOut({ stack, offset, dataDir }: BenchContext) {
@@ -217,7 +224,7 @@ export async function scaleOut({ stack, offset, dataDir }: BenchContext) {
           `\n  storm: refreshes of its installs ${newGrants(stormRowIds)} (${STORM_INSTALLS} expected: one each), failed pages ${stormRun.failed} of ${storm.length * PAGES_PER_INSTALL},` +
           ` last page after ${stormRun.lastS.toFixed(2)} s` +
           `\n  token calls ${tokenCalls} for ${stored} new grants stored (storm and keep-alive; a difference is a call whose answer was lost), chain revocations ${after.stats.chain_revocations - before.stats.chain_revocations}` +
-          `\n  webhooks: ${count((a) => a.status >= 200 && a.status < 300)} 2xx, ${count((a) => a.status === 503)} 503, ${count((a) => a.status !== 503 && (a.status < 200 || a.status >= 300))} other,` +
+          `\n  webhooks: ${count((a) => a.status >= 200 && a.status < 300)} 2xx, ${count((a) => a.status === 503)} 503, ${count((a) => a.status !== 503 && (a.status < 200 || a.status >= 300))} other${otherStatuses(answers)},` +
           ` ${count((a) => a.ms > DEADLINE_MS)} answered after ${DEADLINE_MS / 1000} s by the client's clock (slowest ${(Math.max(...answers.map((a) => a.ms)) / 1000).toFixed(1)} s)` +
           `\n  load ${loads.at(-1)!.toFixed(2)}`,
       );

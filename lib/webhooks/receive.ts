@@ -81,13 +81,12 @@ export async function receiveWebhook(
     await recordDelivery(rawBody, undefined, "invalid", "body is not valid JSON");
     return result(400, "invalid_json");
   }
-  // Serialized once: checked here, stored as the delivery's payload below.
+  // Text PostgreSQL refuses (a NUL, a lone surrogate such as "\ud800") is made safe before
+  // anything is stored, so an authentic delivery is recorded and acted on, never lost to a 503
+  // (docs/spec-gaps.md A175).
+  json = withStorableText(json);
+  // Serialized once: stored as the delivery's payload below.
   const payloadJson = JSON.stringify(json);
-  if (payloadJson.includes("\\u0000")) {
-    // PostgreSQL cannot store NUL in text or jsonb; no legitimate event carries one.
-    await recordDelivery(rawBody, undefined, "invalid", "body contains a NUL character");
-    return result(400, "invalid_payload");
-  }
   const parsed = WebhookEnvelopeSchema.safeParse(json);
   if (!parsed.success) {
     await recordDelivery(rawBody, undefined, "invalid", "envelope does not match the expected layout");
@@ -218,6 +217,20 @@ async function recordIgnoredAtOnce(client: Queryable, delivery: DeliveryRecord, 
     [delivery.dedupeKey, envelope.type, delivery.installId, delivery.deliveredAt, delivery.payloadJson],
   );
   return rowCount === 1 ? "ignored" : "duplicate";
+}
+
+// Lone surrogates (U+D800-U+DFFF not in a pair) and NUL: PostgreSQL stores neither in text or
+// jsonb. By hand, since String.prototype.toWellFormed is past the project's ES2023 lib.
+const UNSTORABLE_TEXT = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]|\u0000/g;
+
+/** The parsed body with every string (object keys included) made storable: each bad character becomes U+FFFD. */
+function withStorableText(value: unknown): unknown {
+  if (typeof value === "string") return value.replace(UNSTORABLE_TEXT, "\uFFFD");
+  if (Array.isArray(value)) return value.map(withStorableText);
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([key, v]) => [withStorableText(key) as string, withStorableText(v)]));
+  }
+  return value;
 }
 
 const sqlState = (error: unknown): unknown => (typeof error === "object" && error !== null && "code" in error ? error.code : undefined);

@@ -4,6 +4,7 @@
 import { NextResponse } from "next/server";
 import { ConnectionDeadlineError } from "@/lib/db/ingest-pool";
 import { env } from "@/lib/env";
+import { arrivedAt as requestArrivedAt } from "@/lib/http/arrival";
 import { BodyTimeoutError, BodyTooLargeError, readBodyWithLimit } from "@/lib/http/read-body";
 import { logger } from "@/lib/log";
 import { receiveWebhook } from "@/lib/webhooks/receive";
@@ -13,8 +14,9 @@ import { WEBHOOK_SIGNATURE_HEADER } from "@/lib/webhooks/signature";
 export const dynamic = "force-dynamic";
 
 export async function POST(request: Request): Promise<NextResponse> {
-  // contract §6: the service waits 10 s for the answer; the recording deadline counts from here.
-  const arrivedAt = Date.now();
+  // contract §6: the service waits 10 s for the answer; the recording deadline counts from the
+  // request's arrival at the node server (lib/http/arrival.ts), not from here.
+  const arrivedAt = requestArrivedAt(request.headers);
   let rawBody: Uint8Array;
   try {
     const { WEBHOOK_MAX_BODY_BYTES, WEBHOOK_READ_TIMEOUT_MS } = env();

@@ -194,6 +194,23 @@ async function enqueueAfterStatement(followUp: FollowUp, type: string, deadline:
   if (!done) logger.warn({ type, followUp: followUp.kind }, "webhook follow-up still being enqueued at the deadline; answered without waiting");
 }
 
+/**
+ * The delivery id of a delivery the app could not record (503), for the log line and the staff
+ * webhook log's list to ask the service to replay (contract §6): read only from an authentic body,
+ * so a stranger cannot put names in that list; undefined when the body has none or is not signed.
+ */
+export function refusedDeliveryId(rawBody: Uint8Array, signatureHeader: string | null): string | undefined {
+  const config = env();
+  const secrets = [config.WEBHOOK_SECRET, config.WEBHOOK_PREVIOUS_SECRET].filter((s): s is string => !!s);
+  if (!verifyWebhookSignature(rawBody, signatureHeader, secrets)) return undefined;
+  try {
+    const id: unknown = (JSON.parse(new TextDecoder().decode(rawBody)) as { id?: unknown } | null)?.id;
+    return typeof id === "string" && id.length > 0 && id.length <= 200 ? id.replace(UNSTORABLE_TEXT, "\uFFFD") : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Records a delivery that had no effect (for the audit trail); a copy of one already recorded is skipped. */
 async function recordDelivery(rawBody: Uint8Array, envelope: WebhookEnvelope | undefined, outcome: string, detail: string) {
   await db().webhookDelivery.createMany({

@@ -20,6 +20,9 @@ export async function checkConfiguration(): Promise<void> {
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   await checkConfiguration(); // again: `next dev` and other ways of starting Next.js
+  // Each request's arrival, stamped as the node server receives it (the webhook deadline, contract §6).
+  const { stampRequestArrivals } = await import("./lib/http/arrival");
+  stampRequestArrivals();
   const { installShutdownHandlers } = await import("./lib/shutdown");
   installShutdownHandlers({ processName: "app" });
   const { startTelemetry } = await import("./lib/telemetry/setup");

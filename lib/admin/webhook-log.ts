@@ -70,7 +70,8 @@ export type RecordedDelivery = {
   detail: string | null;
 };
 
-export type RejectionRow = { minute: Date; reason: RejectionReason; count: number; firstAt: Date; lastAt: Date };
+/** `deliveryIds`: for not_recorded, the signed deliveries' ids, to ask the service to replay (contract §6). */
+export type RejectionRow = { minute: Date; reason: RejectionReason; count: number; firstAt: Date; lastAt: Date; deliveryIds: string[] };
 
 export type WebhookLog = {
   deliveries: RecordedDelivery[];

@@ -81,13 +81,12 @@ export async function receiveWebhook(
     await recordDelivery(rawBody, undefined, "invalid", "body is not valid JSON");
     return result(400, "invalid_json");
   }
-  // Serialized once: checked here, stored as the delivery's payload below.
+  // Text PostgreSQL refuses (a NUL, a lone surrogate such as "\ud800") is made safe before
+  // anything is stored, so an authentic delivery is recorded and acted on, never lost to a 503
+  // (docs/spec-gaps.md A175).
+  json = withStorableText(json);
+  // Serialized once: stored as the delivery's payload below.
   const payloadJson = JSON.stringify(json);
-  if (payloadJson.includes("\\u0000")) {
-    // PostgreSQL cannot store NUL in text or jsonb; no legitimate event carries one.
-    await recordDelivery(rawBody, undefined, "invalid", "body contains a NUL character");
-    return result(400, "invalid_payload");
-  }
   const parsed = WebhookEnvelopeSchema.safeParse(json);
   if (!parsed.success) {
     await recordDelivery(rawBody, undefined, "invalid", "envelope does not match the expected layout");
@@ -195,6 +194,23 @@ async function enqueueAfterStatement(followUp: FollowUp, type: string, deadline:
   if (!done) logger.warn({ type, followUp: followUp.kind }, "webhook follow-up still being enqueued at the deadline; answered without waiting");
 }
 
+/**
+ * The delivery id of a delivery the app could not record (503), for the log line and the staff
+ * webhook log's list to ask the service to replay (contract §6): read only from an authentic body,
+ * so a stranger cannot put names in that list; undefined when the body has none or is not signed.
+ */
+export function refusedDeliveryId(rawBody: Uint8Array, signatureHeader: string | null): string | undefined {
+  const config = env();
+  const secrets = [config.WEBHOOK_SECRET, config.WEBHOOK_PREVIOUS_SECRET].filter((s): s is string => !!s);
+  if (!verifyWebhookSignature(rawBody, signatureHeader, secrets)) return undefined;
+  try {
+    const id: unknown = (JSON.parse(new TextDecoder().decode(rawBody)) as { id?: unknown } | null)?.id;
+    return typeof id === "string" && id.length > 0 && id.length <= 200 ? id.replace(UNSTORABLE_TEXT, "\uFFFD") : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Records a delivery that had no effect (for the audit trail); a copy of one already recorded is skipped. */
 async function recordDelivery(rawBody: Uint8Array, envelope: WebhookEnvelope | undefined, outcome: string, detail: string) {
   await db().webhookDelivery.createMany({
@@ -218,6 +234,20 @@ async function recordIgnoredAtOnce(client: Queryable, delivery: DeliveryRecord, 
     [delivery.dedupeKey, envelope.type, delivery.installId, delivery.deliveredAt, delivery.payloadJson],
   );
   return rowCount === 1 ? "ignored" : "duplicate";
+}
+
+// Lone surrogates (U+D800-U+DFFF not in a pair) and NUL: PostgreSQL stores neither in text or
+// jsonb. By hand, since String.prototype.toWellFormed is past the project's ES2023 lib.
+const UNSTORABLE_TEXT = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]|\u0000/g;
+
+/** The parsed body with every string (object keys included) made storable: each bad character becomes U+FFFD. */
+function withStorableText(value: unknown): unknown {
+  if (typeof value === "string") return value.replace(UNSTORABLE_TEXT, "\uFFFD");
+  if (Array.isArray(value)) return value.map(withStorableText);
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([key, v]) => [withStorableText(key) as string, withStorableText(v)]));
+  }
+  return value;
 }
 
 const sqlState = (error: unknown): unknown => (typeof error === "object" && error !== null && "code" in error ? error.code : undefined);

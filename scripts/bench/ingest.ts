@@ -291,8 +291,10 @@ export async function webhookIngest({ stack, offset }: BenchContext) {
     if (wrong > 0) allChecked = false;
     const answered2xx = run.statuses.filter(is2xx).length;
     const unavailable = run.statuses.filter((status) => status === 503).length;
+    // contract §6: the service counts an answer after 10 s as a failure, measured here by the client.
+    const late = run.latencies.filter((ms) => ms > 10_000).length;
     console.log(
-      `${`burst ${rep + 1}`.padEnd(52)} 2xx=${answered2xx} non-2xx=${non2xx(run)} (503=${unavailable})  slowest=${(Math.max(...run.latencies) / 1000).toFixed(2)} s` +
+      `${`burst ${rep + 1}`.padEnd(52)} 2xx=${answered2xx} non-2xx=${non2xx(run)} (503=${unavailable})  after 10 s=${late}  slowest=${(Math.max(...run.latencies) / 1000).toFixed(2)} s` +
         `  database: ${once} of ${answered2xx} 2xx recorded exactly once, with one install and one event; deliveries recorded wrongly=${wrong}  load ${run.load.toFixed(2)}`,
     );
   }
@@ -304,9 +306,12 @@ export async function webhookIngest({ stack, offset }: BenchContext) {
       2,
     )} s  cpu ${spread(bursts.map((run) => run.cpuMsPerDelivery), 2)} ms/delivery  load ${spread(bursts.map((run) => run.load), 2)}`,
   );
-  const met = lost === 0 && Math.max(...slowest) < 10 && allChecked;
+  // 503s are allowed (nothing recorded, replayed on request: contract §6) and counted; a late answer is not.
+  const unavailableAll = bursts.reduce((n, run) => n + run.statuses.filter((status) => status === 503).length, 0);
+  const otherNon2xx = lost - unavailableAll;
+  const met = otherNon2xx === 0 && Math.max(...slowest) < 10 && allChecked;
   console.log(
-    `${"".padEnd(52)} non-2xx=${lost}; ${met ? "target met" : "target MISSED"}: 0 non-2xx, all within 10 s, every 2xx recorded exactly once, nothing else recorded`,
+    `${"".padEnd(52)} non-2xx=${lost} (503=${unavailableAll}); ${met ? "target met" : "target MISSED"}: none after 10 s by the client's clock, no non-2xx but 503, every 2xx recorded exactly once, nothing else recorded`,
   );
   await closeSql();
 }

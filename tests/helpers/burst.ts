@@ -11,13 +11,19 @@ export type BurstRequest = { url: string; body: string; headers: Record<string, 
  * for a request that got no answer its error code (e.g. "ECONNRESET"), so a failure says why.
  */
 export async function postAtOnce(requests: BurstRequest[]): Promise<(number | string)[]> {
+  return (await postAtOnceTimed(requests)).map((answer) => answer.status);
+}
+
+/** As postAtOnce, with each answer's time by the client's clock, from sending to the answer's end. */
+export async function postAtOnceTimed(requests: BurstRequest[]): Promise<{ status: number | string; ms: number }[]> {
+  const started = performance.now();
   const settled = await Promise.allSettled(
     requests.map(
       ({ url, body, headers }) =>
-        new Promise<number>((resolve, reject) => {
+        new Promise<{ status: number; ms: number }>((resolve, reject) => {
           const req = request(url, { method: "POST", agent: false, headers: { "Content-Type": "application/json", ...headers } }, (res) => {
             res.resume();
-            res.on("end", () => resolve(res.statusCode ?? 0));
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started }));
             res.on("error", reject);
           });
           req.on("error", reject);
@@ -28,6 +34,8 @@ export async function postAtOnce(requests: BurstRequest[]): Promise<(number | st
   // Every request has ended (answered or failed) before a test looks at the database, so no
   // straggler from this burst can land in the next test's world.
   return settled.map((outcome) =>
-    outcome.status === "fulfilled" ? outcome.value : String((outcome.reason as NodeJS.ErrnoException).code ?? (outcome.reason as Error).message),
+    outcome.status === "fulfilled"
+      ? outcome.value
+      : { status: String((outcome.reason as NodeJS.ErrnoException).code ?? (outcome.reason as Error).message), ms: performance.now() - started },
   );
 }

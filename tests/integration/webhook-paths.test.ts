@@ -519,4 +519,20 @@ describe("a delivery that cannot get a connection before its deadline", () => {
       await holder.end();
     }
   });
+
+  it("a refused delivery's id is listed in the staff webhook log for a replay; an unsigned body's claimed id is not", async () => {
+    const { refusedDeliveryId } = await import("@/lib/webhooks/receive");
+    const { noteRejection, flushRejections } = await import("@/lib/webhooks/rejections");
+    const refused = [body(created(9002, 1003, "whd_lost_1")), body(created(9003, 1004, "whd_lost_2"))];
+    const forged = body(created(9004, 1005, "whd_forged"));
+    const at = new Date();
+    for (const b of refused) noteRejection("not_recorded", at, refusedDeliveryId(enc(b), sign(b)));
+    noteRejection("not_recorded", at, refusedDeliveryId(enc(forged), "sha256=" + "0".repeat(64)));
+    await flushRejections();
+    const { fetchWebhookLog, readWebhookLogQuery } = await import("@/lib/admin/webhook-log");
+    const log = await fetchWebhookLog(readWebhookLogQuery({ outcome: "rejected" }));
+    expect(log.rejections.map((r) => ({ reason: r.reason, count: r.count, deliveryIds: r.deliveryIds }))).toEqual([
+      { reason: "not_recorded", count: 3, deliveryIds: ["whd_lost_1", "whd_lost_2"] },
+    ]);
+  });
 });

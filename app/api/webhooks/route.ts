@@ -4,17 +4,19 @@
 import { NextResponse } from "next/server";
 import { ConnectionDeadlineError } from "@/lib/db/ingest-pool";
 import { env } from "@/lib/env";
+import { arrivedAt as requestArrivedAt } from "@/lib/http/arrival";
 import { BodyTimeoutError, BodyTooLargeError, readBodyWithLimit } from "@/lib/http/read-body";
 import { logger } from "@/lib/log";
-import { receiveWebhook } from "@/lib/webhooks/receive";
+import { receiveWebhook, refusedDeliveryId } from "@/lib/webhooks/receive";
 import { noteRejection } from "@/lib/webhooks/rejections";
 import { WEBHOOK_SIGNATURE_HEADER } from "@/lib/webhooks/signature";
 
 export const dynamic = "force-dynamic";
 
 export async function POST(request: Request): Promise<NextResponse> {
-  // contract §6: the service waits 10 s for the answer; the recording deadline counts from here.
-  const arrivedAt = Date.now();
+  // contract §6: the service waits 10 s for the answer; the recording deadline counts from the
+  // request's arrival at the node server (lib/http/arrival.ts), not from here.
+  const arrivedAt = requestArrivedAt(request.headers);
   let rawBody: Uint8Array;
   try {
     const { WEBHOOK_MAX_BODY_BYTES, WEBHOOK_READ_TIMEOUT_MS } = env();
@@ -34,21 +36,24 @@ export async function POST(request: Request): Promise<NextResponse> {
     noteRejection("unreadable_body");
     return NextResponse.json({ status: "unreadable_body" }, { status: 400 });
   }
+  const signature = request.headers.get(WEBHOOK_SIGNATURE_HEADER);
   try {
     // Recorded durably, with any follow-up work enqueued as a job in the same transaction (contract §6: 10 s).
-    const { status, body } = await receiveWebhook(rawBody, request.headers.get(WEBHOOK_SIGNATURE_HEADER), new Date(), { arrivedAt });
+    const { status, body } = await receiveWebhook(rawBody, signature, new Date(), { arrivedAt });
     return NextResponse.json(body, { status });
   } catch (error) {
+    // Nothing was recorded: the delivery's id (when authentic) goes in the log line and the staff
+    // webhook log, so staff can ask the service to replay just those (contract §6).
+    const deliveryId = refusedDeliveryId(rawBody, signature);
     if (error instanceof ConnectionDeadlineError) {
       // A burst larger than the database can take in time: refuse inside the service's deadline,
       // having recorded nothing; the service logs the failure, and a replay on request brings it.
-      logger.warn({ waitedMs: error.waitedMs }, "webhook not recorded before its deadline; answered 503");
-      noteRejection("not_recorded");
-      return NextResponse.json({ status: "unavailable" }, { status: 503 });
+      logger.warn({ waitedMs: error.waitedMs, deliveryId }, "webhook not recorded before its deadline; answered 503");
+    } else {
+      // Our own failure (e.g. the database is down): nothing was recorded, say so honestly.
+      logger.error({ err: error, deliveryId }, "webhook could not be processed; answered 503");
     }
-    // Our own failure (e.g. the database is down): nothing was recorded, say so honestly.
-    logger.error({ err: error }, "webhook could not be processed");
-    noteRejection("not_recorded");
+    noteRejection("not_recorded", new Date(), deliveryId);
     return NextResponse.json({ status: "unavailable" }, { status: 503 });
   }
 }

@@ -98,6 +98,11 @@ export default async function WebhookLogPage({ searchParams }: { searchParams: P
                 <td className="px-3 py-2">
                   <span className="font-mono text-xs">{row.reason}</span>
                   <div className="text-slate-700">{REJECTION_REASONS[row.reason as RejectionReason]}</div>
+                  {row.deliveryIds.length > 0 ? (
+                    <div className="text-xs text-slate-700" data-testid="rejection-delivery-ids">
+                      Delivery ids to replay: <span className="font-mono break-all">{row.deliveryIds.join(", ")}</span>
+                    </div>
+                  ) : null}
                 </td>
                 <td className="px-3 py-2 text-right tabular-nums" data-testid="rejection-count">
                   {row.count.toLocaleString("en")}

@@ -218,7 +218,7 @@ export type SyncStatus = {
   lastFullPassEndedAt: Date | null;
   /** A pass under way: the page it resumes at. */
   passUnderWay: { kind: string | null; startedAt: Date | null; nextPage: number } | null;
-  lastRun: { outcome: string; startedAt: Date; errorKind: string | null } | null;
+  lastRun: { outcome: string; startedAt: Date; errorKind: string | null; recordsCleaned: number } | null;
 };
 
 /**
@@ -233,8 +233,8 @@ export async function fetchSyncStatus(installRowId: string): Promise<SyncStatus[
       select: { resource: true, passId: true, passKind: true, passStartedAt: true, nextPage: true, lastPassEndedAt: true, lastFullPassEndedAt: true },
     }),
     // The latest run of each resource (sync_runs' index on the install and start time).
-    db().$queryRaw<{ resource: string; outcome: string; started_at: Date; error_kind: string | null }[]>`
-      SELECT DISTINCT ON (resource) resource, outcome, started_at, error_kind
+    db().$queryRaw<{ resource: string; outcome: string; started_at: Date; error_kind: string | null; records_cleaned: number }[]>`
+      SELECT DISTINCT ON (resource) resource, outcome, started_at, error_kind, records_cleaned
       FROM sync_runs WHERE install_row_id = ${installRowId}::uuid AND started_at > now() - interval '7 days'
       ORDER BY resource, started_at DESC`,
   ]);
@@ -252,7 +252,7 @@ export async function fetchSyncStatus(installRowId: string): Promise<SyncStatus[
       lastPassEndedAt: checkpoint.lastPassEndedAt,
       lastFullPassEndedAt: checkpoint.lastFullPassEndedAt,
       passUnderWay: checkpoint.passId ? { kind: checkpoint.passKind, startedAt: checkpoint.passStartedAt, nextPage: checkpoint.nextPage } : null,
-      lastRun: run ? { outcome: run.outcome, startedAt: run.started_at, errorKind: run.error_kind } : null,
+      lastRun: run ? { outcome: run.outcome, startedAt: run.started_at, errorKind: run.error_kind, recordsCleaned: run.records_cleaned } : null,
     };
   });
 }
@@ -264,13 +264,16 @@ export type BudgetStatus = {
   inUse: number;
   /** When the budget is whole again if nothing more is sent. */
   fullAt: Date;
+  /** A hold in force (lib/partner-api/budget.ts): until when, and what the service said; staff may clear it. */
+  hold: { until: Date; serviceSaid: string | null } | null;
 };
 
 /** The install's rate budget as lib/partner-api/budget.ts keeps it, or null before its first API call. */
 export async function fetchBudgetStatus(installRowId: string): Promise<BudgetStatus | null> {
-  const budget = await db().apiBudget.findUnique({ where: { installRowId }, select: { quota: true, windowSeconds: true, tat: true } });
+  const budget = await db().apiBudget.findUnique({ where: { installRowId }, select: { quota: true, windowSeconds: true, tat: true, heldUntil: true, holdSaid: true } });
   if (!budget) return null;
+  const hold = budget.heldUntil && budget.heldUntil.getTime() > Date.now() ? { until: budget.heldUntil, serviceSaid: budget.holdSaid } : null;
   const intervalMs = (budget.windowSeconds * 1000) / budget.quota;
   const aheadMs = Math.max(0, budget.tat.getTime() - Date.now());
-  return { quota: budget.quota, windowSeconds: budget.windowSeconds, inUse: Math.min(budget.quota, Math.ceil(aheadMs / intervalMs)), fullAt: new Date(Math.max(Date.now(), budget.tat.getTime())) };
+  return { quota: budget.quota, windowSeconds: budget.windowSeconds, inUse: Math.min(budget.quota, Math.ceil(aheadMs / intervalMs)), fullAt: new Date(Math.max(Date.now(), budget.tat.getTime())), hold };
 }

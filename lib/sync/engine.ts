@@ -45,6 +45,8 @@ export type ResourceSummary = {
   pages: number;
   recordsUpserted: number;
   recordsDeleted: number;
+  /** Records stored with text made safe (cleanRecord): counted, logged and shown to staff. */
+  recordsCleaned: number;
   /** Requests this process sent for the install during the run, retries included. */
   requests: number;
   durationMs: number;
@@ -123,17 +125,58 @@ function classify(error: unknown): { outcome: ResourceOutcome; reason: string } 
   return null;
 }
 
-/** A page's rows keyed once each (a list that repeats an id must not fail the page's one statement). */
-function rowsOfPage<Row extends SyncedRow>(resource: SyncResource<Row>, page: ListPage<Record<string, unknown>>, config: SyncConfig): Row[] {
+// A NUL, a high surrogate not followed by a low one, or a low one not after a high one. (String's
+// isWellFormed/toWellFormed do the surrogate half, but are ES2024, past this project's TypeScript lib.)
+const UNSAFE_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * Text PostgreSQL refuses, anywhere in a record: a NUL (not allowed in text or jsonb) or a lone UTF-16
+ * surrogate (JSON.stringify writes it as `\udXXX`, which jsonb refuses). Either would fail the page's
+ * one statement, and so every run, until the record changed. Each such character becomes U+FFFD (the
+ * replacement character, what a UTF-8 decoder shows for bytes it cannot read), in values and keys;
+ * the rest of the record is kept as sent. Returns the record itself when nothing needed cleaning.
+ */
+function cleanRecord(record: Record<string, unknown>): { record: Record<string, unknown>; cleaned: boolean } {
+  let cleaned = false;
+  const safe = (text: string) => {
+    UNSAFE_TEXT.lastIndex = 0;
+    if (!UNSAFE_TEXT.test(text)) return text;
+    cleaned = true;
+    return text.replace(UNSAFE_TEXT, "\ufffd");
+  };
+  const walk = (value: unknown): unknown => {
+    if (typeof value === "string") return safe(value);
+    if (Array.isArray(value)) return value.map(walk);
+    if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([key, inner]) => [safe(key), walk(inner)]));
+    return value;
+  };
+  const result = walk(record) as Record<string, unknown>;
+  return cleaned ? { record: result, cleaned } : { record, cleaned };
+}
+
+/**
+ * A page's rows keyed once each (a list that repeats an id must not fail the page's one statement),
+ * every record's text made safe for PostgreSQL first (cleanRecord), whatever the resource: a fork's
+ * resource (npm run new:resource) goes through here too.
+ */
+function rowsOfPage<Row extends SyncedRow>(resource: SyncResource<Row>, page: { page: number } & ListPage<Record<string, unknown>>, config: SyncConfig): { rows: Row[]; cleaned: number } {
   const rows = new Map<string, Row>();
   let unusable = 0;
-  for (const record of page.data) {
+  const cleanedIds: string[] = [];
+  for (const listed of page.data) {
+    const { record, cleaned } = cleanRecord(listed);
     const row = resource.toRow(record);
     if (row === null) unusable += 1;
-    else if (resource.keeps(row, config)) rows.set(row.external_id, row);
+    else {
+      if (cleaned) cleanedIds.push(row.external_id);
+      if (resource.keeps(row, config)) rows.set(row.external_id, row);
+    }
   }
   if (unusable > 0) logger.warn({ resource: resource.name, unusable }, "listed records without a usable id were not kept");
-  return [...rows.values()];
+  if (cleanedIds.length > 0) {
+    logger.warn({ resource: resource.name, page: page.page, recordIds: cleanedIds.slice(0, 20) }, "listed records held a NUL or a lone surrogate; stored with U+FFFD in its place");
+  }
+  return { rows: [...rows.values()], cleaned: cleanedIds.length };
 }
 
 export async function syncResource<Row extends SyncedRow>(resource: SyncResource<Row>, run: ResourceRun): Promise<ResourceSummary> {
@@ -150,6 +193,7 @@ export async function syncResource<Row extends SyncedRow>(resource: SyncResource
     pages: 0,
     recordsUpserted: 0,
     recordsDeleted: 0,
+    recordsCleaned: 0,
     requests: 0,
     durationMs: 0,
   };
@@ -202,7 +246,7 @@ export async function syncResource<Row extends SyncedRow>(resource: SyncResource
     let endPage: number | null = null;
     let pagesRead = 0;
     for await (const page of walkPages(fetchPage, { startPage: checkpoint.nextPage })) {
-      const rows = rowsOfPage(resource, page, config);
+      const { rows, cleaned } = rowsOfPage(resource, page, config);
       // The list's last record, kept or not, is where the next incremental pass looks (strategy.ts).
       const lastId = recordId(page.data.at(-1) ?? {});
       const written = await db().$transaction(async (tx) => {
@@ -221,6 +265,7 @@ export async function syncResource<Row extends SyncedRow>(resource: SyncResource
       pagesRead += 1;
       summary.pages += 1;
       summary.recordsUpserted += written;
+      summary.recordsCleaned += cleaned;
       endPage = page.page + 1 >= page.meta.totalPageCount ? page.page : null;
     }
 
@@ -265,6 +310,7 @@ export async function syncResource<Row extends SyncedRow>(resource: SyncResource
           pages: summary.pages,
           recordsUpserted: summary.recordsUpserted,
           recordsDeleted: summary.recordsDeleted,
+          recordsCleaned: summary.recordsCleaned,
           requests: summary.requests,
           outcome: summary.outcome,
           errorKind: summary.reason,

@@ -112,35 +112,34 @@ describe("the console's rate budget", () => {
 });
 
 describe("a synced record with text PostgreSQL refuses", () => {
-  it("a NUL in a team's name and a lone surrogate in a charge point's: the rest of the sync goes on, the text is made safe, the records counted", async () => {
+  it("a NUL in a charge's stop reason and a lone surrogate in a charge point's name: the rest of the sync goes on, the text is made safe, the records counted", async () => {
     const install = await installViaPortal(NORTHWIND);
-    const [team] = (await operatorRecords<{ id: number }>(NORTHWIND, "teams")).data;
+    const [charge] = (await operatorRecords<{ id: number }>(NORTHWIND, "charges")).data;
     const [point] = (await operatorRecords<{ id: number }>(NORTHWIND, "charge-points")).data;
-    await changeSandboxRecord(NORTHWIND, "teams", team!.id, { name: "North\u0000wind" });
+    await changeSandboxRecord(NORTHWIND, "charges", charge!.id, { stopReason: "North\u0000wind" });
     await changeSandboxRecord(NORTHWIND, "charge-points", point!.id, { name: "Bay \ud800 1" });
 
     const summary = await syncInstall(install.installRowId, { perPage: 5 });
     expect(summary.outcome).toBe("completed");
     const byName = Object.fromEntries(summary.resources.map((r) => [r.resource, r]));
-    expect(byName.teams?.outcome).toBe("completed");
-    expect(byName.teams?.recordsCleaned).toBe(1);
+    // (The stack's installs are granted no teams scope: that list is skipped.)
     expect(byName.charge_points).toMatchObject({ outcome: "completed", recordsCleaned: 1 });
-    expect(byName.charges).toMatchObject({ outcome: "completed", recordsCleaned: 0 });
+    expect(byName.charges).toMatchObject({ outcome: "completed", recordsCleaned: 1 });
 
-    const [teamRow] = await sql<{ name: string; raw_name: string }>("SELECT name, raw->>'name' AS raw_name FROM synced_teams WHERE install_row_id = $1 AND external_id = $2", [
+    const [chargeRow] = await sql<{ stop_reason: string }>("SELECT raw->>'stopReason' AS stop_reason FROM synced_charges WHERE install_row_id = $1 AND external_id = $2", [
       install.installRowId,
-      String(team!.id),
+      String(charge!.id),
     ]);
-    expect(teamRow).toEqual({ name: "North\ufffdwind", raw_name: "North\ufffdwind" });
+    expect(chargeRow).toEqual({ stop_reason: "North\ufffdwind" });
     const [pointRow] = await sql<{ name: string }>("SELECT name FROM synced_charge_points WHERE install_row_id = $1 AND external_id = $2", [install.installRowId, String(point!.id)]);
     expect(pointRow).toEqual({ name: "Bay \ufffd 1" });
-    // Every other record is there too.
-    const [{ n }] = (await sql<{ n: number }>("SELECT count(*)::int AS n FROM synced_teams WHERE install_row_id = $1", [install.installRowId])) as [{ n: number }];
-    expect(n).toBe((await operatorRecords(NORTHWIND, "teams")).total);
+    // Every other charge is there too.
+    const [{ n }] = (await sql<{ n: number }>("SELECT count(*)::int AS n FROM synced_charges WHERE install_row_id = $1", [install.installRowId])) as [{ n: number }];
+    expect(n).toBe((await operatorRecords(NORTHWIND, "charges")).total);
     // Staff see it in the sync status of the install's page.
     const status = Object.fromEntries((await fetchSyncStatus(install.installRowId)).map((s) => [s.resource, s]));
-    expect(status.teams?.lastRun?.recordsCleaned).toBe(1);
-    expect(status.charges?.lastRun?.recordsCleaned).toBe(0);
+    expect(status.charge_points?.lastRun?.recordsCleaned).toBe(1);
+    expect(status.charges?.lastRun?.recordsCleaned).toBe(1);
   }, 60_000);
 });
 

@@ -11,6 +11,8 @@
 //                    state in which pages, keep-alive, the sweep and the sync all leave it alone
 //                    until the operator opens the app from the portal again (a new consent)
 //   check_reauth     ask the API once whether a flagged install was re-authorized (lib/installs/reauth.ts)
+//   clear_budget_hold  end a rate-limit hold the service's answer put on the install
+//                    (lib/partner-api/budget.ts): offered only while one is in force
 //
 // Every attempt goes the same way (runConsoleAction):
 //   1. who: requireStaffRole("operator"). No staff session: the sign-in page, nothing done, nothing
@@ -31,6 +33,7 @@ import { reconcileInstall } from "@/lib/installs/reconcile";
 import { transitionInstall } from "@/lib/installs/state";
 import { enqueueSyncNow } from "@/lib/jobs/enqueue";
 import { logger } from "@/lib/log";
+import { clearBudgetHold } from "@/lib/partner-api/budget";
 import { TokenCircuitOpenError } from "@/lib/oauth/circuit";
 import { NoUsableTokenError, TokenRefreshUnavailableError } from "@/lib/oauth/errors";
 import { refreshInstallTokens } from "@/lib/oauth/refresh";
@@ -49,6 +52,7 @@ const FORM_SCHEMAS: Record<ConsoleAction, z.ZodType<{ installRowId: string }>> =
   reconcile: InstallFormSchema,
   sync: InstallFormSchema,
   check_reauth: InstallFormSchema,
+  clear_budget_hold: InstallFormSchema,
   mark_reinstall: InstallFormSchema.extend({
     confirm: z.literal("yes", { error: "Tick the box to confirm: the operator must open the app from their portal to use it again." }),
   }),
@@ -56,6 +60,8 @@ const FORM_SCHEMAS: Record<ConsoleAction, z.ZodType<{ installRowId: string }>> =
 
 type Outcome = { ok: boolean; outcome: string; message: string };
 type Install = { id: string; installId: number | null; status: InstallStatus };
+/** What the panel offers actions by: the install's state, and whether its rate budget is held. */
+type ActionTarget = Install & { budgetHeld: boolean };
 
 /** Runs one console action for the signed-in staff member, from its form. See the top of this file. */
 export async function runConsoleAction(action: ConsoleAction, formData: FormData): Promise<ConsoleActionResult> {
@@ -126,6 +132,8 @@ async function perform(action: ConsoleAction, staff: StaffIdentity, install: Ins
       return markForReinstall(staff, install);
     case "sync":
       return syncNow(staff, install);
+    case "clear_budget_hold":
+      return clearHoldNow(staff, install);
     // Calls out: a pending line first, its outcome after.
     case "refresh":
       return withPendingLine(staff, action, target, () => refreshNow(install));
@@ -267,6 +275,15 @@ async function syncNow(staff: StaffIdentity, install: Install): Promise<Outcome>
   });
 }
 
+async function clearHoldNow(staff: StaffIdentity, install: Install): Promise<Outcome> {
+  const wasHeld = await clearBudgetHold(install.id);
+  const outcome: Outcome = wasHeld
+    ? { ok: true, outcome: "cleared", message: "Cleared: the install's rate budget is whole again; its calls go at once, from every instance." }
+    : { ok: true, outcome: "no_hold", message: "Nothing to clear: no rate-limit hold was in force for this install." };
+  await recordStaffAction(staff, "clear_budget_hold", { installRowId: install.id, installId: install.installId }, outcome.outcome, outcome.message);
+  return outcome;
+}
+
 async function markForReinstall(staff: StaffIdentity, install: Install): Promise<Outcome> {
   const target = { installRowId: install.id, installId: install.installId };
   return db().$transaction(async (tx) => {
@@ -288,10 +305,10 @@ async function markForReinstall(staff: StaffIdentity, install: Install): Promise
 // ----- the panel's read ------------------------------------------------------------------------------
 
 /** The actions that make sense for an install in this state (the server actions check again). */
-export function actionsFor(status: InstallStatus): ConsoleAction[] {
+export function actionsFor({ status, budgetHeld }: Pick<ActionTarget, "status" | "budgetHeld">): ConsoleAction[] {
   switch (status) {
     case "ACTIVE":
-      return ["refresh", "reconcile", "sync", "mark_reinstall"];
+      return ["refresh", "reconcile", "sync", ...(budgetHeld ? (["clear_budget_hold"] as const) : []), "mark_reinstall"];
     case "NEEDS_REAUTH":
       // Flagged: no data calls (contract §7), but its chain is kept alive and the flag can be checked.
       return ["check_reauth", "refresh", "mark_reinstall"];
@@ -301,8 +318,11 @@ export function actionsFor(status: InstallStatus): ConsoleAction[] {
   }
 }
 
-/** What the actions panel needs: the install's state, or null when there is no such install. */
-export async function fetchActionTarget(installRowId: string): Promise<Install | null> {
-  return db().install.findUnique({ where: { id: installRowId }, select: { id: true, installId: true, status: true } });
+/** What the actions panel needs: the install's state and its budget's hold, or null when there is no such install. */
+export async function fetchActionTarget(installRowId: string): Promise<ActionTarget | null> {
+  const install = await db().install.findUnique({ where: { id: installRowId }, select: { id: true, installId: true, status: true, budget: { select: { heldUntil: true } } } });
+  if (!install) return null;
+  const { budget, ...rest } = install;
+  return { ...rest, budgetHeld: (budget?.heldUntil?.getTime() ?? 0) > Date.now() };
 }
 

@@ -17,7 +17,7 @@ import { KeysetCursorSchema, cursorAfter } from "./keyset";
 import { db, type Tx } from "@/lib/db/client";
 import type { StaffIdentity } from "@/lib/auth/staff-accounts";
 
-export const CONSOLE_ACTIONS = ["refresh", "reconcile", "sync", "mark_reinstall", "check_reauth"] as const;
+export const CONSOLE_ACTIONS = ["refresh", "reconcile", "sync", "mark_reinstall", "check_reauth", "clear_budget_hold"] as const;
 export type ConsoleAction = (typeof CONSOLE_ACTIONS)[number];
 
 /** What staff read for each action, on the audit page and in the install's timeline. */
@@ -27,6 +27,7 @@ export const ACTION_LABEL: Record<ConsoleAction, string> = {
   sync: "Sync now",
   mark_reinstall: "Mark for re-install",
   check_reauth: "Check re-authorization now",
+  clear_budget_hold: "Clear the rate-limit hold",
 };
 
 /** The outcome of a line still under way (or of one whose process died before it finished). */

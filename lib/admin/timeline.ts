@@ -239,7 +239,7 @@ export type SyncStatus = {
   lastFullPassEndedAt: Date | null;
   /** A pass under way: the page it resumes at. */
   passUnderWay: { kind: string | null; startedAt: Date | null; nextPage: number } | null;
-  lastRun: { outcome: string; startedAt: Date; errorKind: string | null } | null;
+  lastRun: { outcome: string; startedAt: Date; errorKind: string | null; recordsCleaned: number } | null;
 };
 
 /**
@@ -253,13 +253,17 @@ export async function fetchSyncStatus(installRowId: string): Promise<SyncStatus[
       where: { installRowId },
       select: { resource: true, passId: true, passKind: true, passStartedAt: true, nextPage: true, lastPassEndedAt: true, lastFullPassEndedAt: true },
     }),
-    // The latest run of each resource: the latest ended one (sync_latest), or a run under way or
-    // stalled (its sync_runs row still "running") that started after it.
-    db().$queryRaw<{ resource: string; outcome: string; started_at: Date; error_kind: string | null }[]>`
-      SELECT DISTINCT ON (resource) resource, outcome, started_at, error_kind FROM (
-        SELECT resource, outcome, started_at, error_kind FROM sync_latest WHERE install_row_id = ${installRowId}::uuid
+    // The latest run of each resource: the latest ended one (sync_latest, with the records its kept
+    // sync_runs row says were cleaned: a run that cleaned any keeps its row, lib/sync/history.ts), or a
+    // run under way or stalled (its sync_runs row still "running") that started after it.
+    db().$queryRaw<{ resource: string; outcome: string; started_at: Date; error_kind: string | null; records_cleaned: number }[]>`
+      SELECT DISTINCT ON (resource) resource, outcome, started_at, error_kind, records_cleaned FROM (
+        SELECT l.resource, l.outcome, l.started_at, l.error_kind,
+          coalesce((SELECT r.records_cleaned FROM sync_runs r
+                    WHERE r.install_row_id = l.install_row_id AND r.resource = l.resource AND r.started_at = l.started_at LIMIT 1), 0) AS records_cleaned
+        FROM sync_latest l WHERE l.install_row_id = ${installRowId}::uuid
         UNION ALL
-        SELECT resource, outcome, started_at, error_kind FROM sync_runs WHERE install_row_id = ${installRowId}::uuid AND outcome = 'running'
+        SELECT resource, outcome, started_at, error_kind, records_cleaned FROM sync_runs WHERE install_row_id = ${installRowId}::uuid AND outcome = 'running'
       ) AS r WHERE started_at > now() - interval '7 days'
       ORDER BY resource, started_at DESC`,
   ]);
@@ -277,7 +281,7 @@ export async function fetchSyncStatus(installRowId: string): Promise<SyncStatus[
       lastPassEndedAt: checkpoint.lastPassEndedAt,
       lastFullPassEndedAt: checkpoint.lastFullPassEndedAt,
       passUnderWay: checkpoint.passId ? { kind: checkpoint.passKind, startedAt: checkpoint.passStartedAt, nextPage: checkpoint.nextPage } : null,
-      lastRun: run ? { outcome: run.outcome, startedAt: run.started_at, errorKind: run.error_kind } : null,
+      lastRun: run ? { outcome: run.outcome, startedAt: run.started_at, errorKind: run.error_kind, recordsCleaned: run.records_cleaned } : null,
     };
   });
 }
@@ -289,13 +293,16 @@ export type BudgetStatus = {
   inUse: number;
   /** When the budget is whole again if nothing more is sent. */
   fullAt: Date;
+  /** A hold in force (lib/partner-api/budget.ts): until when, and what the service said; staff may clear it. */
+  hold: { until: Date; serviceSaid: string | null } | null;
 };
 
 /** The install's rate budget as lib/partner-api/budget.ts keeps it, or null before its first API call. */
 export async function fetchBudgetStatus(installRowId: string): Promise<BudgetStatus | null> {
-  const budget = await db().apiBudget.findUnique({ where: { installRowId }, select: { quota: true, windowSeconds: true, tat: true } });
+  const budget = await db().apiBudget.findUnique({ where: { installRowId }, select: { quota: true, windowSeconds: true, tat: true, heldUntil: true, holdSaid: true } });
   if (!budget) return null;
+  const hold = budget.heldUntil && budget.heldUntil.getTime() > Date.now() ? { until: budget.heldUntil, serviceSaid: budget.holdSaid } : null;
   const intervalMs = (budget.windowSeconds * 1000) / budget.quota;
   const aheadMs = Math.max(0, budget.tat.getTime() - Date.now());
-  return { quota: budget.quota, windowSeconds: budget.windowSeconds, inUse: Math.min(budget.quota, Math.ceil(aheadMs / intervalMs)), fullAt: new Date(Math.max(Date.now(), budget.tat.getTime())) };
+  return { quota: budget.quota, windowSeconds: budget.windowSeconds, inUse: Math.min(budget.quota, Math.ceil(aheadMs / intervalMs)), fullAt: new Date(Math.max(Date.now(), budget.tat.getTime())), hold };
 }

@@ -26,15 +26,23 @@ export class SyncFailedError extends Error {
  * run keeps no sync_runs row, lib/sync/history.ts), or under way (its checkpoint, stamped with the
  * run's start at each page, or its "running" row). Through installs_status_last_reconciled_at_idx
  * (status) and the three tables' keys on the install.
+ *
+ * A run counts only within one interval either side of now. Runs are stamped by the clock of the
+ * process that ran them: one whose clock ran two hours ahead left runs "in the future", which, once
+ * its clock came back, kept the install "recently synced" for those two hours (issue 34). A run
+ * stamped further ahead than one interval cannot be recent, so it no longer holds the install back;
+ * a few seconds between two machines' clocks still count as the run they are.
  */
 export async function findInstallsDueForSync(now = new Date()): Promise<string[]> {
-  const cutoff = new Date(now.getTime() - env().SYNC_INTERVAL_MINUTES * 60_000);
+  const intervalMs = env().SYNC_INTERVAL_MINUTES * 60_000;
+  const cutoff = new Date(now.getTime() - intervalMs);
+  const ahead = new Date(now.getTime() + intervalMs);
   const rows = await db().$queryRaw<{ id: string }[]>`
     SELECT i.id FROM installs i
     WHERE i.status = 'ACTIVE'
-      AND NOT EXISTS (SELECT 1 FROM sync_latest l WHERE l.install_row_id = i.id AND l.started_at > ${cutoff})
-      AND NOT EXISTS (SELECT 1 FROM sync_checkpoints c WHERE c.install_row_id = i.id AND c.updated_at > ${cutoff})
-      AND NOT EXISTS (SELECT 1 FROM sync_runs r WHERE r.install_row_id = i.id AND r.started_at > ${cutoff})`;
+      AND NOT EXISTS (SELECT 1 FROM sync_latest l WHERE l.install_row_id = i.id AND l.started_at > ${cutoff} AND l.started_at <= ${ahead})
+      AND NOT EXISTS (SELECT 1 FROM sync_checkpoints c WHERE c.install_row_id = i.id AND c.updated_at > ${cutoff} AND c.updated_at <= ${ahead})
+      AND NOT EXISTS (SELECT 1 FROM sync_runs r WHERE r.install_row_id = i.id AND r.started_at > ${cutoff} AND r.started_at <= ${ahead})`;
   return rows.map((row) => row.id);
 }
 

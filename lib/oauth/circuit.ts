@@ -5,7 +5,10 @@
 // first one opens the circuit and no further request is sent. Staff see it in the console, with
 // the contract's action: ask the service operator to re-issue the client (this rotates the secret)
 // and update OAUTH_CLIENT_SECRET. The circuit closes by itself once the configured secret differs
-// from the one it opened with.
+// from the one it opened with, or once a probe succeeds: while it is open, one refresh every
+// PROBE_EVERY_MINUTES (across all instances) is let through, so an invalid_client that was the
+// identity provider's passing fault, or a client the service restored with the same secret, does
+// not pause every refresh until someone changes the configuration.
 import "server-only";
 import { createHmac } from "node:crypto";
 import { db } from "@/lib/db/client";
@@ -28,6 +31,16 @@ function secretFingerprint(): string {
   const { OAUTH_CLIENT_ID, OAUTH_CLIENT_SECRET, NEXTAUTH_SECRET } = env();
   return createHmac("sha256", NEXTAUTH_SECRET).update(`${OAUTH_CLIENT_ID}\n${OAUTH_CLIENT_SECRET}`).digest("hex");
 }
+
+/**
+ * How often an open circuit lets one refresh through to test the credentials. Access tokens live an
+ * hour (contract §7's table): every 10 minutes gives a passing fault several chances to clear before
+ * the installs' access tokens run out, and costs the identity provider one request per 10 minutes
+ * for the whole deployment. A probe risks nothing: invalid_client is decided before the refresh token
+ * is looked at (RFC 6749 §5.2), and a probe refused that way re-opens the circuit (openTokenCircuit),
+ * which starts the next 10 minutes.
+ */
+export const PROBE_EVERY_MINUTES = 10;
 
 export type TokenCircuitState = { open: false } | { open: true; reason: string | null; openedAt: Date | null };
 
@@ -52,14 +65,28 @@ export async function assertTokenCircuitClosed(): Promise<void> {
     logger.info({ clientId }, "token-endpoint circuit closed: the client configuration changed");
     return;
   }
+  // One probe per PROBE_EVERY_MINUTES, whichever instance claims it first (the row's updated_at, by
+  // the database's clock, so an app clock that jumps neither stops nor floods the probes).
+  const claimed = await db().$executeRaw`
+    UPDATE oauth_client_health SET updated_at = now()
+    WHERE client_id = ${clientId} AND circuit_open AND updated_at <= now() - make_interval(mins => ${PROBE_EVERY_MINUTES})`;
+  if (claimed > 0) {
+    logger.info({ clientId }, "token-endpoint circuit open: letting one refresh through to test the client credentials");
+    return;
+  }
   throw new TokenCircuitOpenError();
 }
 
 export async function openTokenCircuit(reason: string): Promise<void> {
   const clientId = env().OAUTH_CLIENT_ID;
-  const data = { circuitOpen: true, reason, secretFingerprint: secretFingerprint(), openedAt: new Date() };
+  const fingerprint = secretFingerprint();
+  const data = { circuitOpen: true, reason, secretFingerprint: fingerprint, openedAt: new Date() };
   await db().$transaction(async (tx) => {
-    await tx.oAuthClientHealth.upsert({ where: { clientId }, create: { clientId, ...data }, update: data });
+    const current = await tx.oAuthClientHealth.findUnique({ where: { clientId }, select: { circuitOpen: true, secretFingerprint: true } });
+    // A probe refused again (assertTokenCircuitClosed): the same incident, opened when it was; the
+    // write moves updated_at, which starts the next probe's wait.
+    const stillOpen = current?.circuitOpen && current.secretFingerprint === fingerprint;
+    await tx.oAuthClientHealth.upsert({ where: { clientId }, create: { clientId, ...data }, update: stillOpen ? { reason } : data });
     // One client.circuit_open alert per incident, committed with the circuit (lib/alerts/incidents.ts).
     await alertOnCircuitOpened(tx, clientId);
   });

@@ -28,6 +28,7 @@ import "server-only";
 import { setTimeout as sleep } from "node:timers/promises";
 import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
+import { logger } from "@/lib/log";
 
 export type Priority = "interactive" | "background";
 
@@ -73,6 +74,8 @@ type TakeRow = {
   burst: number;
   wait_ms: number;
   granted: boolean;
+  /** How long the row's declared hold still lasts (ms, by the database's clock); null when none does. */
+  held_for_ms: number | null;
 };
 
 /**
@@ -89,7 +92,7 @@ async function takeOnce(installRowId: string, priority: Priority, maxWaitMs: num
   const margin = env().API_BUDGET_MARGIN;
   const rows = await db().$queryRaw<TakeRow[]>`
     WITH budget AS (
-      SELECT quota, window_seconds, tat, clock_timestamp() AS now
+      SELECT quota, window_seconds, tat, held_until, clock_timestamp() AS now
       FROM api_budgets WHERE install_row_id = ${installRowId}::uuid
       FOR UPDATE
     ), rule AS (
@@ -116,7 +119,8 @@ async function takeOnce(installRowId: string, priority: Priority, maxWaitMs: num
       RETURNING b.install_row_id
     )
     SELECT quota, window_seconds, interval_ms::float8 AS interval_ms, burst::int AS burst, wait_ms::float8 AS wait_ms,
-           EXISTS (SELECT 1 FROM taken) AS granted
+           EXISTS (SELECT 1 FROM taken) AS granted,
+           CASE WHEN held_until > now THEN extract(epoch FROM held_until - now)::float8 * 1000 END AS held_for_ms
     FROM verdict`;
   return rows[0];
 }
@@ -219,6 +223,7 @@ class Lane {
       return;
     }
     waiter.statementMs += performance.now() - started;
+    noteHoldFromRow(this.installRowId, row.held_for_ms, Date.now() - (performance.now() - started));
     if (row.granted) {
       // The slot is reserved; waiting for it happens outside the lane.
       const waitMs = Math.ceil(row.wait_ms);
@@ -257,9 +262,9 @@ export async function takeBudget(installRowId: string, priority: Priority, deadl
   const grant = await takeFromLane(installRowId, priority, deadline);
   // A slot reserved before this process met a 429 for the install would land inside the hold: take
   // a new one after it instead (other processes learn of the hold from the row).
-  const heldTill = heldUntil.get(installRowId);
-  if (heldTill !== undefined) {
-    if (heldTill > Date.now()) return takeBudget(installRowId, priority, deadline);
+  const held = heldUntil.get(installRowId);
+  if (held !== undefined) {
+    if (held.until > Date.now()) return takeBudget(installRowId, priority, deadline);
     heldUntil.delete(installRowId);
   }
   return grant;
@@ -299,21 +304,71 @@ export function readRateLimitHeaders(headers: Headers): RateLimitHeaders {
 }
 
 /**
- * Holds every request of the install (all instances) until `holdMs` from now, after which the
- * budget starts again from empty: after a 429, or when the service says fewer requests remain
- * than the app's pace would send.
+ * The longest hold the app believes. contract §8's window is 60 s, and a window resets within its
+ * length, so a longer wait is not plausible (one service answered `RateLimit-ResetsIn: 99999999999`,
+ * and 17 installs were held until the year 5195). Should the service really mean longer, the app
+ * meets one more 429 a minute, which costs the service nothing. docs/spec-gaps.md A180.
  */
-/** Holds this process has declared, per install (epoch ms), for slots reserved before them. */
-const heldUntil = new Map<string, number>();
+export const MAX_HOLD_MS = DEFAULT_WINDOW_SECONDS * 1000;
 
-async function holdBudget(installRowId: string, holdMs: number, grant: BudgetGrant): Promise<void> {
-  heldUntil.set(installRowId, Math.max(heldUntil.get(installRowId) ?? 0, Date.now() + holdMs));
+/**
+ * Holds this process knows of, per install (epoch ms), for slots reserved before them; `noted` is
+ * when this process learnt of it. The row's `held_until` is the truth every process follows: each
+ * statement on the row (takeOnce) brings this map in line with it, so a hold cleared by staff
+ * (clearBudgetHold) ends here too, at this process's next request for the install.
+ */
+const heldUntil = new Map<string, { until: number; noted: number }>();
+
+/**
+ * What a statement read of the row's hold, begun at `statementBegan` (epoch ms). A hold this process
+ * declared after the statement began is kept: the statement could not have seen it yet.
+ */
+function noteHoldFromRow(installRowId: string, heldForMs: number | null, statementBegan: number): void {
+  const known = heldUntil.get(installRowId);
+  if (heldForMs !== null) heldUntil.set(installRowId, { until: Date.now() + heldForMs, noted: Date.now() });
+  else if (known && known.noted < statementBegan) heldUntil.delete(installRowId);
+}
+
+/**
+ * Holds every request of the install (all instances) until `holdMs` from now (at most MAX_HOLD_MS),
+ * after which the budget starts again from empty: after a 429, or when the service says fewer
+ * requests remain than the app's pace would send. `said` is what the service said, for staff (the
+ * console's rate budget) and the log. Returns the hold it applied.
+ */
+async function holdBudget(installRowId: string, requestedMs: number, grant: BudgetGrant, said: string): Promise<number> {
+  const holdMs = Math.min(Math.max(0, requestedMs), MAX_HOLD_MS);
+  if (requestedMs > MAX_HOLD_MS) {
+    logger.warn({ installRowId, serviceSaid: said, heldMs: holdMs }, "the partner API said to wait longer than a rate window; holding the install for one window only");
+  }
+  const until = Date.now() + holdMs;
+  heldUntil.set(installRowId, { until: Math.max(heldUntil.get(installRowId)?.until ?? 0, until), noted: Date.now() });
   // The TAT a full tolerance past the hold's end: the budget starts again from empty, one request
   // per interval, so the callers that were waiting do not all go at once when it ends.
   const pushMs = holdMs + (grant.burst - 1) * grant.intervalMs;
   await db().$executeRaw`
-    UPDATE api_budgets SET tat = greatest(tat, clock_timestamp() + make_interval(secs => ${pushMs / 1000}::float8))
+    WITH hold AS (SELECT clock_timestamp() + make_interval(secs => ${holdMs / 1000}::float8) AS ends)
+    UPDATE api_budgets SET
+      tat = greatest(tat, clock_timestamp() + make_interval(secs => ${pushMs / 1000}::float8)),
+      hold_said = CASE WHEN held_until IS NULL OR held_until <= hold.ends THEN ${said} ELSE hold_said END,
+      held_until = greatest(held_until, hold.ends)
+    FROM hold
     WHERE install_row_id = ${installRowId}::uuid`;
+  return holdMs;
+}
+
+/**
+ * Staff's "clear the rate-limit hold" (lib/admin/actions.ts): the budget is whole again at once and
+ * the hold is gone, in the row (so every process lets requests go at its next one) and here.
+ * Returns whether a hold was in force.
+ */
+export async function clearBudgetHold(installRowId: string): Promise<boolean> {
+  heldUntil.delete(installRowId);
+  const rows = await db().$queryRaw<{ was_held: boolean }[]>`
+    UPDATE api_budgets b SET tat = least(b.tat, clock_timestamp()), held_until = NULL, hold_said = NULL
+    FROM (SELECT install_row_id, held_until > clock_timestamp() AS was_held FROM api_budgets WHERE install_row_id = ${installRowId}::uuid FOR UPDATE) old
+    WHERE b.install_row_id = old.install_row_id
+    RETURNING coalesce(old.was_held, false) AS was_held`;
+  return rows[0]?.was_held ?? false;
 }
 
 /**
@@ -335,7 +390,7 @@ export async function observeAnswer(installRowId: string, taken: BudgetGrant, he
   // the shortest window it can mean; hold for the longest.
   const paceWouldSend = (Math.max(0, resetsInSeconds - 1) * 1000) / grant.intervalMs;
   if (remaining < paceWouldSend) {
-    await holdBudget(installRowId, resetsInSeconds * 1000 - remaining * grant.intervalMs, grant);
+    await holdBudget(installRowId, resetsInSeconds * 1000 - remaining * grant.intervalMs, grant, `RateLimit-Remaining: ${remaining}, RateLimit-ResetsIn: ${resetsInSeconds}`);
   }
 }
 
@@ -345,9 +400,12 @@ function budgetShape(quota: number, windowSeconds: number): Pick<BudgetGrant, "q
   return { quota, windowSeconds, intervalMs: (windowSeconds * 1000) / (quota * (1 - margin)), burst: Math.max(1, Math.floor((quota * margin) / 2)) };
 }
 
-/** After a 429: nothing more for the install until the service's window resets (or `backoffMs`). */
-export function holdAfterRateLimited(installRowId: string, grant: BudgetGrant, waitMs: number): Promise<void> {
-  return holdBudget(installRowId, waitMs, grant);
+/**
+ * After a 429: nothing more for the install until the service's window resets, as RateLimit-ResetsIn
+ * says (at most MAX_HOLD_MS), or for the client's backoff when it says nothing. Returns the hold.
+ */
+export function holdAfterRateLimited(installRowId: string, grant: BudgetGrant, waitMs: number, resetsInSeconds: number | undefined): Promise<number> {
+  return holdBudget(installRowId, waitMs, grant, resetsInSeconds === undefined ? "429 without RateLimit-ResetsIn" : `429 with RateLimit-ResetsIn: ${resetsInSeconds}`);
 }
 
 /**

@@ -18,6 +18,7 @@ import { logger } from "@/lib/log";
 import { recordBudgetWait, traceApiCall, type ApiCallTrace } from "@/lib/telemetry";
 import {
   BudgetExhaustedError,
+  MAX_HOLD_MS,
   holdAfterRateLimited,
   observeAnswer,
   readRateLimitHeaders,
@@ -112,7 +113,8 @@ async function classifyFailure(response: Response): Promise<PartnerApiError> {
   }
   if (status === 429) {
     const resetsIn = Number(response.headers.get("RateLimit-ResetsIn"));
-    return new PartnerApiError("rate_limited", status, errorCode, Number.isFinite(resetsIn) && resetsIn >= 0 ? { resetsInSeconds: resetsIn } : {});
+    // Capped as the hold is (budget.ts MAX_HOLD_MS): a page says "try again in 60 s", not in years.
+    return new PartnerApiError("rate_limited", status, errorCode, Number.isFinite(resetsIn) && resetsIn >= 0 ? { resetsInSeconds: Math.min(resetsIn, MAX_HOLD_MS / 1000) } : {});
   }
   if (status === 404) return new PartnerApiError("not_found", status, errorCode);
   if (status >= 500) return new PartnerApiError("unavailable", status, errorCode);
@@ -307,13 +309,17 @@ async function sendRequest<T extends z.ZodType>(accessToken: string, call: ApiCa
       count.rateLimited += 1;
       const failure = await classifyFailure(response);
       // public-facts.md: no Retry-After; RateLimit-ResetsIn when sent, else the client's own backoff.
-      const waitMs =
-        limits.resetsInSeconds !== undefined ? limits.resetsInSeconds * 1000 : fullJitter(retries, RATE_LIMITED_BACKOFF.baseMs, RATE_LIMITED_BACKOFF.capMs);
-      logger.warn({ path, installRowId: call?.installRowId, waitMs, attempt: retries + 1 }, "partner API answered 429; holding the install's budget");
+      // Never longer than one rate window (budget.ts MAX_HOLD_MS): a service may say years.
+      const saidMs = limits.resetsInSeconds !== undefined ? limits.resetsInSeconds * 1000 : fullJitter(retries, RATE_LIMITED_BACKOFF.baseMs, RATE_LIMITED_BACKOFF.capMs);
+      const waitMs = Math.min(MAX_HOLD_MS, saidMs);
+      logger.warn(
+        { path, installRowId: call?.installRowId, waitMs, resetsInSeconds: limits.resetsInSeconds, attempt: retries + 1 },
+        "partner API answered 429; holding the install's budget",
+      );
       trace.rateLimited(waitMs);
       if (call && grant) {
         // Every caller of the install, in every instance, waits: no stampede when the window resets.
-        await holdAfterRateLimited(call.installRowId, grant, waitMs);
+        await holdAfterRateLimited(call.installRowId, grant, saidMs, limits.resetsInSeconds);
         if (await mayRetry(waitMs, { budgetHolds: true })) continue;
       } else if (await mayRetry(waitMs)) continue;
       throw failure;

@@ -13,6 +13,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { db, type Tx } from "@/lib/db/client";
+import { storableJson } from "@/lib/db/storable-text";
 import { Prisma } from "@/lib/db/generated/client";
 import { logger } from "@/lib/log";
 import { recordSyncLag, recordSyncRun } from "@/lib/telemetry";
@@ -49,6 +50,8 @@ export type ResourceSummary = {
   recordsDeleted: number;
   /** Records it inserted, changed, un-deleted or removed as out of scope: none makes a quiet run (./history.ts). */
   recordsChanged: number;
+  /** Records stored with text made safe (lib/db/storable-text.ts): counted, logged and shown to staff. */
+  recordsCleaned: number;
   /** Requests this process sent for the install during the run, retries included. */
   requests: number;
   durationMs: number;
@@ -127,17 +130,29 @@ function classify(error: unknown): { outcome: ResourceOutcome; reason: string } 
   return null;
 }
 
-/** A page's rows keyed once each (a list that repeats an id must not fail the page's one statement). */
-function rowsOfPage<Row extends SyncedRow>(resource: SyncResource<Row>, page: ListPage<Record<string, unknown>>, config: SyncConfig): Row[] {
+/**
+ * A page's rows keyed once each (a list that repeats an id must not fail the page's one statement),
+ * every record's text made safe for PostgreSQL first (lib/db/storable-text.ts), whatever the resource: a fork's
+ * resource (npm run new:resource) goes through here too.
+ */
+function rowsOfPage<Row extends SyncedRow>(resource: SyncResource<Row>, page: { page: number } & ListPage<Record<string, unknown>>, config: SyncConfig): { rows: Row[]; cleaned: number } {
   const rows = new Map<string, Row>();
   let unusable = 0;
-  for (const record of page.data) {
+  const cleanedIds: string[] = [];
+  for (const listed of page.data) {
+    const { value: record, cleaned } = storableJson(listed);
     const row = resource.toRow(record);
     if (row === null) unusable += 1;
-    else if (resource.keeps(row, config)) rows.set(row.external_id, row);
+    else {
+      if (cleaned) cleanedIds.push(row.external_id);
+      if (resource.keeps(row, config)) rows.set(row.external_id, row);
+    }
   }
   if (unusable > 0) logger.warn({ resource: resource.name, unusable }, "listed records without a usable id were not kept");
-  return [...rows.values()];
+  if (cleanedIds.length > 0) {
+    logger.warn({ resource: resource.name, page: page.page, recordIds: cleanedIds.slice(0, 20) }, "listed records held a NUL or a lone surrogate; stored with U+FFFD in its place");
+  }
+  return { rows: [...rows.values()], cleaned: cleanedIds.length };
 }
 
 /**
@@ -167,6 +182,7 @@ export async function syncResource<Row extends SyncedRow>(resource: SyncResource
     recordsUpserted: 0,
     recordsDeleted: 0,
     recordsChanged: 0,
+    recordsCleaned: 0,
     requests: 0,
     durationMs: 0,
   };
@@ -219,7 +235,7 @@ export async function syncResource<Row extends SyncedRow>(resource: SyncResource
     let endPage: number | null = null;
     let pagesRead = 0;
     for await (const page of walkPages(fetchPage, { startPage: checkpoint.nextPage })) {
-      const rows = rowsOfPage(resource, page, config);
+      const { rows, cleaned } = rowsOfPage(resource, page, config);
       // The list's last record, kept or not, is where the next incremental pass looks (strategy.ts).
       const lastId = recordId(page.data.at(-1) ?? {});
       const written = await db().$transaction(async (tx) => {
@@ -241,6 +257,7 @@ export async function syncResource<Row extends SyncedRow>(resource: SyncResource
       pagesRead += 1;
       summary.pages += 1;
       summary.recordsUpserted += written;
+      summary.recordsCleaned += cleaned;
       endPage = page.page + 1 >= page.meta.totalPageCount ? page.page : null;
     }
 

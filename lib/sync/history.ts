@@ -3,7 +3,7 @@
 //
 // At the default cadence every resource of every install runs every 15 minutes, and almost every run
 // reads the same records back: a row each was 288 rows per install per day, nearly all "completed,
-// nothing changed" (docs/operations.md "Database size"). So a quiet run (it changed no record, and it
+// nothing changed" (docs/operations.md "Database size"). So a quiet run (it changed and cleaned no record, and it
 // ended as the resource's previous run did: completed, or skipped for the same reason) deletes the row
 // it would have written and is only counted. Every failure, every stop, every run that changed data,
 // and the first run of a new outcome (a recovery, a scope lost) keep their row. The latest outcome of
@@ -61,6 +61,8 @@ export type RunRecord = {
   recordsDeleted: number;
   /** Records inserted, changed, un-deleted or removed by the configuration (their updated_at moved). */
   recordsChanged: number;
+  /** Records stored with text made safe (lib/db/storable-text.ts): a run that cleaned any keeps its row, for staff to see. */
+  recordsCleaned: number;
   requests: number;
 };
 
@@ -73,6 +75,7 @@ export async function recordRunHistory(tx: Tx, run: RunRecord): Promise<"kept" |
   const changed = run.recordsChanged + run.recordsDeleted;
   const quiet =
     changed === 0 &&
+    run.recordsCleaned === 0 &&
     (run.outcome === "completed" || run.outcome === "skipped") &&
     previous !== undefined &&
     previous.outcome === run.outcome &&
@@ -87,6 +90,7 @@ export async function recordRunHistory(tx: Tx, run: RunRecord): Promise<"kept" |
       pages: run.pages,
       recordsUpserted: run.recordsUpserted,
       recordsDeleted: run.recordsDeleted,
+      recordsCleaned: run.recordsCleaned,
       requests: run.requests,
       outcome: run.outcome,
       errorKind: run.errorKind,

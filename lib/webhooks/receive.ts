@@ -20,6 +20,7 @@ import "server-only";
 import { createHash } from "node:crypto";
 import { db } from "@/lib/db/client";
 import { ConnectionDeadlineError, ingestDb, withConnectionBefore } from "@/lib/db/ingest-pool";
+import { storableJson, storableString } from "@/lib/db/storable-text";
 import { Prisma } from "@/lib/db/generated/client";
 import { env } from "@/lib/env";
 import { enqueueFollowUp, enqueueFollowUpAfterCommit, type FollowUp } from "@/lib/jobs/enqueue";
@@ -84,7 +85,7 @@ export async function receiveWebhook(
   // Text PostgreSQL refuses (a NUL, a lone surrogate such as "\ud800") is made safe before
   // anything is stored, so an authentic delivery is recorded and acted on, never lost to a 503
   // (docs/spec-gaps.md A175).
-  json = withStorableText(json);
+  json = storableJson(json).value;
   // Serialized once: stored as the delivery's payload below.
   const payloadJson = JSON.stringify(json);
   const parsed = WebhookEnvelopeSchema.safeParse(json);
@@ -205,7 +206,7 @@ export function refusedDeliveryId(rawBody: Uint8Array, signatureHeader: string |
   if (!verifyWebhookSignature(rawBody, signatureHeader, secrets)) return undefined;
   try {
     const id: unknown = (JSON.parse(new TextDecoder().decode(rawBody)) as { id?: unknown } | null)?.id;
-    return typeof id === "string" && id.length > 0 && id.length <= 200 ? id.replace(UNSTORABLE_TEXT, "\uFFFD") : undefined;
+    return typeof id === "string" && id.length > 0 && id.length <= 200 ? storableString(id) : undefined;
   } catch {
     return undefined;
   }
@@ -234,20 +235,6 @@ async function recordIgnoredAtOnce(client: Queryable, delivery: DeliveryRecord, 
     [delivery.dedupeKey, envelope.type, delivery.installId, delivery.deliveredAt, delivery.payloadJson],
   );
   return rowCount === 1 ? "ignored" : "duplicate";
-}
-
-// Lone surrogates (U+D800-U+DFFF not in a pair) and NUL: PostgreSQL stores neither in text or
-// jsonb. By hand, since String.prototype.toWellFormed is past the project's ES2023 lib.
-const UNSTORABLE_TEXT = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]|\u0000/g;
-
-/** The parsed body with every string (object keys included) made storable: each bad character becomes U+FFFD. */
-function withStorableText(value: unknown): unknown {
-  if (typeof value === "string") return value.replace(UNSTORABLE_TEXT, "\uFFFD");
-  if (Array.isArray(value)) return value.map(withStorableText);
-  if (value !== null && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([key, v]) => [withStorableText(key) as string, withStorableText(v)]));
-  }
-  return value;
 }
 
 const sqlState = (error: unknown): unknown => (typeof error === "object" && error !== null && "code" in error ? error.code : undefined);

@@ -40,8 +40,11 @@ export const apiFaultRequestSchema = z
     holdMs: z.number().int().min(1).max(MAX_HOLD_MS).optional(),
     /** Only this install's requests (default: every install's). */
     installId: z.number().int().positive().optional(),
-    /** rate-limited only: send RateLimit-ResetsIn (seconds until the fault ends) or leave it out (default send). */
-    resetsIn: z.enum(["send", "omit"]).optional(),
+    /**
+     * rate-limited only: send RateLimit-ResetsIn (seconds until the fault ends), leave it out (default send), or send
+     * this number of seconds as it is, however implausible (a service that says "come back in 3,000 years").
+     */
+    resetsIn: z.union([z.enum(["send", "omit"]), z.number().int().min(0).max(1e12)]).optional(),
   })
   .strict()
   .superRefine((f, ctx) => {
@@ -52,7 +55,7 @@ export const apiFaultRequestSchema = z
     if (f.holdMs !== undefined && f.mode !== "timeout") ctx.addIssue({ code: "custom", message: "holdMs applies to mode timeout only", path: ["holdMs"] });
     if (f.resetsIn !== undefined && f.mode !== "rate-limited") ctx.addIssue({ code: "custom", message: "resetsIn applies to mode rate-limited only", path: ["resetsIn"] });
     // RateLimit-ResetsIn says when the fault ends; with a count alone that is not known, so the caller must say "omit".
-    if (f.mode === "rate-limited" && f.resetsIn !== "omit" && f.forMs === undefined) {
+    if (f.mode === "rate-limited" && (f.resetsIn === undefined || f.resetsIn === "send") && f.forMs === undefined) {
       ctx.addIssue({ code: "custom", message: 'rate-limited with count alone has no end time for RateLimit-ResetsIn: give forMs, or resetsIn "omit"', path: ["resetsIn"] });
     }
   });
@@ -70,7 +73,7 @@ export interface ArmedApiFault {
   expiresAt: string | null;
   latencyMs: number | null;
   holdMs: number | null;
-  resetsIn: "send" | "omit" | null;
+  resetsIn: "send" | "omit" | number | null;
   /** Requests it has affected so far. */
   affected: number;
 }
@@ -170,7 +173,12 @@ export class ApiFaults {
           id: view.id,
           // Seconds until the fault ends, rounded up, as a real limiter rounds its own window's end; at least 1 so that
           // a client that waits as told never comes back while the fault still lasts.
-          resetsInSeconds: view.resetsIn === "send" && armed.expiresAtMs !== null ? Math.max(1, Math.ceil((armed.expiresAtMs - now) / 1000)) : null,
+          resetsInSeconds:
+            typeof view.resetsIn === "number"
+              ? view.resetsIn
+              : view.resetsIn === "send" && armed.expiresAtMs !== null
+                ? Math.max(1, Math.ceil((armed.expiresAtMs - now) / 1000))
+                : null,
         };
       case "latency":
         return { mode: view.mode, id: view.id, latencyMs: view.latencyMs ?? DEFAULT_LATENCY_MS };

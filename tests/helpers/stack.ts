@@ -129,7 +129,8 @@ export type ApiFaultRequest = {
   holdMs?: number;
   /** Only this install's requests. */
   installId?: number;
-  resetsIn?: "send" | "omit";
+  /** A number is sent as RateLimit-ResetsIn as it is (an implausible wait the app must cap). */
+  resetsIn?: "send" | "omit" | number;
 };
 
 /** One armed fault, as GET /_sandbox/api-faults shows it (sandbox/api/faults.ts). */

@@ -4,7 +4,7 @@
 // have loaded. The server decides everything; this only presents it.
 import { useActionState } from "react";
 import type { ConsoleAction, ConsoleActionResult } from "@/lib/admin/actions";
-import { checkReauthorizationNowAction, markForReinstallAction, reconcileNowAction, refreshNowAction, syncNowAction } from "./actions";
+import { checkReauthorizationNowAction, clearBudgetHoldAction, markForReinstallAction, reconcileNowAction, refreshNowAction, syncNowAction } from "./actions";
 
 type ServerAction = (previous: ConsoleActionResult | null, formData: FormData) => Promise<ConsoleActionResult>;
 
@@ -28,6 +28,11 @@ const ACTIONS: Record<ConsoleAction, { label: string; explains: string; run: Ser
     label: "Check re-authorization now",
     explains: "One call to the API: clears the flag if the operator has approved.",
     run: checkReauthorizationNowAction,
+  },
+  clear_budget_hold: {
+    label: "Clear the rate-limit hold",
+    explains: "The service's answer holds this install's calls (see Rate budget). Clear it when you know the service meant no such wait.",
+    run: clearBudgetHoldAction,
   },
   mark_reinstall: {
     label: "Mark for re-install",

@@ -10,7 +10,7 @@ export async function ActionsPanel({ installRowId }: { installRowId: string }) {
   const staff = await requireStaff();
   const install = await fetchActionTarget(installRowId);
   if (!install) return null;
-  const available = actionsFor(install.status);
+  const available = actionsFor(install);
 
   return (
     <section className="rounded-lg border border-slate-200 bg-white p-4 sm:p-5" aria-labelledby="actions-heading" data-testid="actions-panel">

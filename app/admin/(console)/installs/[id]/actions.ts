@@ -48,3 +48,8 @@ export async function checkReauthorizationNowAction(_previous: ConsoleActionResu
 export async function checkReauthorizationAction(formData: FormData): Promise<void> {
   await act("check_reauth", formData);
 }
+
+/** End the rate-limit hold the service's answer put on the install (lib/partner-api/budget.ts). */
+export async function clearBudgetHoldAction(_previous: ConsoleActionResult | null, formData: FormData): Promise<ConsoleActionResult> {
+  return act("clear_budget_hold", formData);
+}

@@ -234,6 +234,7 @@ export default async function InstallPage({ params }: { params: Promise<{ id: st
                     <div className={resource.lastRun.outcome === "failed" ? "text-red-700" : "text-slate-600"}>
                       Latest run: {resource.lastRun.outcome}
                       {resource.lastRun.errorKind ? ` (${resource.lastRun.errorKind})` : ""}, started {formatDistance(resource.lastRun.startedAt, asOf)}
+                      {resource.lastRun.recordsCleaned > 0 ? `; ${resource.lastRun.recordsCleaned} record(s) held a NUL or a lone surrogate, stored with U+FFFD in its place` : ""}
                     </div>
                   ) : null}
                 </li>
@@ -257,6 +258,12 @@ export default async function InstallPage({ params }: { params: Promise<{ id: st
                 {budget.inUse === 0 ? "Whole: nothing sent recently." : `Whole again ${formatDistance(budget.fullAt, asOf)} if nothing more is sent.`} Pages keep a
                 reserve that background work never takes (docs/spec-gaps.md).
               </p>
+              {budget.hold ? (
+                <p className="mt-2 text-amber-800" data-testid="budget-hold">
+                  Held until {formatTime(budget.hold.until)}: the service said “{budget.hold.serviceSaid ?? "wait"}”. The app waits one rate window at most; staff may
+                  clear the hold (Actions).
+                </p>
+              ) : null}
             </>
           ) : (
             <p className="mt-2 text-slate-600">No API call yet: the budget is sized from the service&apos;s first answer.</p>

@@ -5,6 +5,7 @@ import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
 import { currentOperator } from "@/lib/auth/operator-session";
 import { secureCookies } from "@/lib/auth/options";
+import { formOf } from "@/lib/http/server-action-body";
 import { DISPLAY_COOKIE_MAX_AGE, LOCALE_COOKIE, ZONE_COOKIE, parseDisplaySettings } from "@/lib/i18n/settings";
 import { checkReauthorizationNow, recordReauthRequested } from "@/lib/installs/reauth";
 
@@ -42,7 +43,7 @@ export async function checkReauthorizationAction(): Promise<void> {
 export async function saveDisplaySettingsAction(form: FormData): Promise<void> {
   const operator = await currentOperator();
   if (!operator) redirect("/dashboard");
-  const parsed = parseDisplaySettings(form);
+  const parsed = parseDisplaySettings(formOf(form));
   if (!parsed.ok) redirect(`/dashboard/settings?display=${parsed.field === "locale" ? "bad-locale" : "bad-zone"}#display`);
 
   const jar = await cookies();

@@ -41,17 +41,26 @@ export function crossSiteRefusal(
   return null;
 }
 
-// Server actions exist only on pages: a `Next-Action` header names one, and Next.js decodes the
-// request as an action call wherever it arrives. On a path with no page (an API route, the build's
-// files under /_next, /favicon.ico) no action can exist, yet Next.js still treats the request as
-// one: the route handler runs anyway, or Next.js fails to find the action, answers 409 and logs a
-// stack trace per request (500s and an `uncaughtException` line per request were seen with a
-// forged X-Forwarded-Host). Such a request is never legitimate, so it is refused before Next.js
-// sees it (proxy.ts, whose matcher lets it see these paths only when they carry the header).
+// Server actions exist only on pages. Next.js reads a request as a server-action call when it is a
+// POST with a `Next-Action` header (a fetch action) or a multipart body (a form's action before the
+// page hydrated), wherever it arrives that the app router answers. On a path with no page (an API
+// route, the build's files under /_next, /favicon.ico) no action can exist, yet Next.js still treats
+// the request as one: the route handler runs anyway, or Next.js fails to find the action, answers
+// 409 and logs a stack trace per request (500s were seen with a forged X-Forwarded-Host). Such a
+// request is never legitimate, so it is refused before Next.js sees it (proxy.ts, whose matcher lets
+// it see these paths only when they carry the header or, under /_next, a multipart body). API routes
+// take multipart bodies of their own, and Next.js runs no action there: only the header counts.
 // Register A108.
 const PATHS_WITHOUT_PAGES = /^\/(?:api(?:\/|$)|_next\/|favicon\.ico$)/;
 
+/** Whether Next.js would read this request as a server-action call (its `getServerActionRequestMetadata`). */
+export function isPossibleServerAction(method: string, headers: { get(name: string): string | null }): boolean {
+  return method === "POST" && (headers.get("next-action") !== null || (headers.get("content-type") ?? "").startsWith("multipart/form-data"));
+}
+
 /** Whether this request names a server action on a path where none can exist. */
-export function isServerActionOutsidePages(pathname: string, headers: { get(name: string): string | null }): boolean {
-  return headers.get("next-action") !== null && PATHS_WITHOUT_PAGES.test(pathname);
+export function isServerActionOutsidePages(pathname: string, method: string, headers: { get(name: string): string | null }): boolean {
+  if (!PATHS_WITHOUT_PAGES.test(pathname)) return false;
+  if (headers.get("next-action") !== null) return true;
+  return !pathname.startsWith("/api") && isPossibleServerAction(method, headers);
 }

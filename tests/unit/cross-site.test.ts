@@ -38,14 +38,22 @@ describe("isServerActionOutsidePages", () => {
 
   it("is true for a Next-Action header on an API route, a build file or the favicon", () => {
     for (const path of ["/api", "/api/webhooks", "/api/auth/session", "/_next/static/chunks/x.js", "/_next/image", "/favicon.ico"]) {
-      expect(isServerActionOutsidePages(path, action), path).toBe(true);
+      expect(isServerActionOutsidePages(path, "POST", action), path).toBe(true);
     }
   });
 
   it("is false on pages, where server actions live, and without the header", () => {
     for (const path of ["/", "/admin", "/admin/installs/1", "/dashboard", "/oauth/continue", "/apiary", "/favicon.ico.html"]) {
-      expect(isServerActionOutsidePages(path, action), path).toBe(false);
+      expect(isServerActionOutsidePages(path, "POST", action), path).toBe(false);
     }
-    expect(isServerActionOutsidePages("/api/webhooks", headers({}))).toBe(false);
+    expect(isServerActionOutsidePages("/api/webhooks", "POST", headers({}))).toBe(false);
+  });
+
+  it("counts a form's multipart POST as a server action under /_next and at /favicon.ico, but not on API routes, which take forms of their own", () => {
+    const form = headers({ "Content-Type": "multipart/form-data; boundary=x" });
+    expect(isServerActionOutsidePages("/_next/static/x", "POST", form)).toBe(true);
+    expect(isServerActionOutsidePages("/favicon.ico", "POST", form)).toBe(true);
+    expect(isServerActionOutsidePages("/_next/static/x", "GET", form)).toBe(false);
+    expect(isServerActionOutsidePages("/api/webhooks", "POST", form)).toBe(false);
   });
 });

@@ -5,11 +5,13 @@
 import { revalidatePath } from "next/cache";
 import { currentOperator } from "@/lib/auth/operator-session";
 import { renameTeamForInstall } from "@/lib/dashboard/teams";
+import { formOf } from "@/lib/http/server-action-body";
 import { dashboardI18n } from "@/lib/i18n/request";
 import { teamsTranslator } from "./i18n";
 import { renameMessage, type RenameFormState } from "./rename-messages";
 
-export async function renameTeamAction(_previous: RenameFormState, form: FormData): Promise<RenameFormState> {
+export async function renameTeamAction(_previous: RenameFormState, given: FormData): Promise<RenameFormState> {
+  const form = formOf(given);
   const name = typeof form.get("name") === "string" ? String(form.get("name")) : "";
   const operator = await currentOperator();
   // The answer in the operator's language, chosen as for the page (lib/i18n/request.ts).

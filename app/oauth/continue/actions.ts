@@ -6,11 +6,12 @@
 import { redirect } from "next/navigation";
 import { z } from "zod";
 import { settlePendingSignIn } from "@/lib/auth/pending-sign-in";
+import { formOf } from "@/lib/http/server-action-body";
 
 const ChoiceSchema = z.enum(["switch", "stay"]);
 
 export async function choosePendingSignInAction(formData: FormData): Promise<void> {
-  const choice = ChoiceSchema.safeParse(formData.get("choice"));
+  const choice = ChoiceSchema.safeParse(formOf(formData).get("choice"));
   if (!choice.success) redirect("/oauth/continue");
   const settled = await settlePendingSignIn(choice.data);
   // Nothing pending (already chosen, expired, or not this browser's): the page says so.

@@ -8,9 +8,10 @@
 // (actions-panel.tsx), and return the sentence the panel shows.
 import { revalidatePath } from "next/cache";
 import { runConsoleAction, type ConsoleAction, type ConsoleActionResult } from "@/lib/admin/actions";
+import { formOf } from "@/lib/http/server-action-body";
 
 async function act(action: ConsoleAction, formData: FormData): Promise<ConsoleActionResult> {
-  const result = await runConsoleAction(action, formData);
+  const result = await runConsoleAction(action, formOf(formData));
   // The page's other sections (status, tokens, history) show what the action changed.
   if (result.ok) revalidatePath("/admin/installs/[id]", "page");
   return result;

@@ -57,6 +57,22 @@ export async function resetWorld(): Promise<void> {
   await control("POST", "/reset");
 }
 
+/**
+ * Records what the app saw the identity provider do with an access token a refresh replaced
+ * (lib/oauth/issuer-facts.ts, docs/spec-gaps.md A186), as its first look after a successful refresh
+ * would: for a test that starts from a token the app holds as expired (the look needs one still
+ * valid), or that counts one refresh's own statements. The sandbox revokes replaced tokens, as Hydra
+ * does, unless its `oldAccessTokensStayValid` behaviour is on.
+ */
+export async function knowIssuer(oldAccessTokens: "revoked" | "kept" = "revoked"): Promise<void> {
+  await sql(
+    `INSERT INTO issuer_facts (issuer, old_access_tokens, observed_at) VALUES ($1, $2, now())
+     ON CONFLICT (issuer) DO UPDATE SET old_access_tokens = EXCLUDED.old_access_tokens, observed_at = now(), claimed_at = NULL`,
+    [required("OAUTH_ISSUER"), oldAccessTokens],
+  );
+}
+
+
 export async function control<T = unknown>(method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE", path: string, body?: unknown): Promise<T> {
   const response = await fetch(`${stack.sandboxUrl}/_sandbox${path}`, {
     method,

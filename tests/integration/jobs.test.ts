@@ -12,7 +12,7 @@ import { JOB_KIND_NAMES, JOB_KINDS } from "../../lib/jobs/kinds";
 import { migrateJobSchema } from "../../lib/jobs/schema";
 import { resultOf, runAppWorker, startAppWorker } from "../helpers/app-process";
 import { migratedScratchDatabase } from "../helpers/database";
-import { armApiFault, clearApiFaults, closeSql, control, installViaPortal, operatorRecords, resetWorld, sandboxEvents, sql, stack } from "../helpers/stack";
+import { armApiFault, clearApiFaults, closeSql, control, installViaPortal, knowIssuer, operatorRecords, resetWorld, sandboxEvents, sql, stack } from "../helpers/stack";
 
 beforeEach(resetWorld);
 afterAll(closeSql);
@@ -337,6 +337,8 @@ describe("keep-alive's own concurrency and cost", () => {
   it("one keep-alive refresh costs the app a handful of SQL statements (counted on the wire), not one per helper", async () => {
     const { installRowId } = await installViaPortal(1001);
     await sql("UPDATE token_grants SET refresh_token_expires_at = now() + interval '1 day' WHERE install_row_id = $1", [installRowId]);
+    // The identity provider's kind is known already: its once-a-day look (lib/oauth/issuer-facts.ts) is not this refresh's cost.
+    await knowIssuer();
     const { keepInstallAlive } = await import("@/lib/jobs/keep-alive");
     // Every statement this process sends (Prisma's through its pg adapter, the refresh lock's own),
     // counted where they all pass: node-postgres's Client#query. The helpers' `sql` is not used meanwhile.
@@ -378,7 +380,9 @@ describe("a job held by a killed worker", () => {
       const [held] = await until("the first worker to take the job", () => jobs("keep-alive.install"), (rows) => rows[0]?.state === "active");
       await until(
         "its refresh to wait for the install's lock",
-        () => sql<{ waiting: number }>("SELECT count(*)::int AS waiting FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"),
+        // A waiting refresh holds no connection of its own: it retries the lock on the process's one
+        // lock session (lib/oauth/refresh-lock.ts), which opens only for a refresh.
+        () => sql<{ waiting: number }>("SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE application_name LIKE '% refresh lock'"),
         ([row]) => row!.waiting === 1,
       );
       first.child.kill("SIGKILL");

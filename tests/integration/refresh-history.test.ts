@@ -6,7 +6,7 @@ import { hostname } from "node:os";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { resultOf, runAppWorker } from "../helpers/app-process";
 import { signInStaffWithFetch } from "../helpers/staff-sign-in";
-import { closeSql, control, expireAccessToken, installViaPortal, resetWorld, sql, stack } from "../helpers/stack";
+import { closeSql, control, expireAccessToken, installViaPortal, knowIssuer, resetWorld, sql, stack } from "../helpers/stack";
 
 type CallSummary = { ok: number; errors: Record<string, number> };
 type AttemptRow = { id: string; install_row_id: string; attempted_at: Date; duration_ms: number; outcome: string; detail: string | null; host: string; pid: number };
@@ -39,6 +39,8 @@ async function timelineOf(installRowId: string): Promise<{ kind: string; text: s
 describe("the refresh history", () => {
   it("one row per attempt, whatever its outcome (refreshed, unknown, settling, refused), with duration and process, never a token; the timeline shows them", async () => {
     const { installRowId, installId } = await installViaPortal(1001);
+    // The sandbox revokes a replaced access token, as Hydra does, and the app knows it: a working old token proves a lost refresh never happened.
+    await knowIssuer();
 
     // Three callers at once share one refresh: one row.
     await expireAccessToken(installRowId, false);

@@ -19,6 +19,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import type { Tx } from "@/lib/db/client";
+import type { EndedRun } from "./latest";
 
 /** A run's row: its id, chosen at the start, and whether the row is written yet. */
 export type RunRow = { id: string; installRowId: string; resource: string; startedAt: Date; written: boolean };
@@ -44,15 +45,9 @@ export async function startRunRow(tx: Tx, installRowId: string, resource: string
   return row;
 }
 
-export type RunRecord = {
+/** An ended run (./latest.ts; its `startedAt`'s UTC date is the day it is counted in) with what its row keeps. */
+export type RunRecord = EndedRun & {
   row: RunRow;
-  installRowId: string;
-  resource: string;
-  /** The run's start (sync_runs.started_at); its UTC date is the day it is counted in. */
-  startedAt: Date;
-  finishedAt: Date;
-  outcome: string;
-  errorKind: string | null;
   passKind: string | null;
   passId: string | null;
   durationMs: number;

@@ -141,48 +141,67 @@ const REFRESH_WORDS: Record<RefreshAttemptOutcome, { title: string; tone: Timeli
   error: { title: "Refresh failed (see the log)", tone: "bad" },
 };
 
-/** Successes in a row (newest first) at least this long are shown as one entry: a busy install refreshes hourly. */
+/**
+ * Successes in a row (newest first) at least this many attempts long are shown as one entry: a busy
+ * install refreshes hourly. The history already folds a day's routine successes into one row
+ * (lib/oauth/refresh-history.ts); this joins those rows across days, and older rows that hold one.
+ */
 const COMPACT_SUCCESSES = 3;
 const SUCCESS: ReadonlySet<string> = new Set(["refreshed", "not_needed"]);
 
-type Attempt = { id: bigint; attemptedAt: Date; durationMs: number; outcome: string; detail: string | null; host: string; pid: number };
+type Attempt = {
+  id: bigint;
+  attemptedAt: Date;
+  attempts: number;
+  lastAttemptedAt: Date | null;
+  durationMs: number;
+  outcome: string;
+  detail: string | null;
+  host: string;
+  pid: number;
+};
+
+const latestOf = (attempt: Attempt) => attempt.lastAttemptedAt ?? attempt.attemptedAt;
 
 function attemptEntry(attempt: Attempt): TimelineEntry {
   const words = REFRESH_WORDS[attempt.outcome as RefreshAttemptOutcome] ?? { title: `Refresh: ${attempt.outcome}`, tone: "info" };
+  const times = attempt.attempts > 1 ? `${attempt.attempts} times from ${attempt.attemptedAt.toISOString()} to ${latestOf(attempt).toISOString()}, the latest ` : "";
   return {
     key: `refresh:${attempt.id}`,
-    at: attempt.attemptedAt,
+    at: latestOf(attempt),
     kind: "tokens",
     title: words.title,
-    detail: `${attempt.detail ? `${attempt.detail}; ` : ""}${attempt.durationMs} ms, by ${attempt.host} (pid ${attempt.pid})`,
+    detail: `${attempt.detail ? `${attempt.detail}; ` : ""}${times}${attempt.durationMs} ms, by ${attempt.host} (pid ${attempt.pid})`,
     tone: words.tone,
   };
 }
 
 /**
- * Every refresh attempt, newest first: each failure on its own line (a refused or unknown refresh is
- * what staff look for), successes in a row folded into one line once there are COMPACT_SUCCESSES.
+ * The timeline's entries for refresh attempts (newest first): each failure on its own, and successes
+ * in a row folded into one entry once they are COMPACT_SUCCESSES attempts or more.
  */
 export function refreshEntries(attempts: Attempt[]): TimelineEntry[] {
   const entries: TimelineEntry[] = [];
   for (let i = 0; i < attempts.length; ) {
     let end = i;
     while (end < attempts.length && SUCCESS.has(attempts[end]!.outcome)) end += 1;
-    if (end - i >= COMPACT_SUCCESSES) {
-      const newest = attempts[i]!;
-      const oldest = attempts[end - 1]!;
-      const refreshed = attempts.slice(i, end).filter((attempt) => attempt.outcome === "refreshed").length;
+    const streak = attempts.slice(i, end);
+    const total = streak.reduce((sum, attempt) => sum + attempt.attempts, 0);
+    if (total >= COMPACT_SUCCESSES) {
+      const newest = streak[0]!;
+      const oldest = streak.at(-1)!;
+      const refreshed = streak.filter((attempt) => attempt.outcome === "refreshed").reduce((sum, attempt) => sum + attempt.attempts, 0);
       entries.push({
         key: `refresh:${newest.id}`,
-        at: newest.attemptedAt,
+        at: latestOf(newest),
         kind: "tokens",
-        title: `Tokens refreshed: ${end - i} attempts in a row went well`,
-        detail: `${refreshed} refreshed, ${end - i - refreshed} not needed, from ${oldest.attemptedAt.toISOString()} to ${newest.attemptedAt.toISOString()}`,
+        title: `Tokens refreshed: ${total} attempts in a row went well`,
+        detail: `${refreshed} refreshed, ${total - refreshed} not needed, from ${oldest.attemptedAt.toISOString()} to ${latestOf(newest).toISOString()}`,
         tone: "ok",
       });
       i = end;
     } else if (end > i) {
-      entries.push(...attempts.slice(i, end).map(attemptEntry));
+      entries.push(...streak.map(attemptEntry));
       i = end;
     } else {
       entries.push(attemptEntry(attempts[i]!));
@@ -199,7 +218,7 @@ const tokens: Source = async (install) => {
   const [attempts, grant] = await Promise.all([
     db().refreshAttempt.findMany({
       where: { installRowId: install.id },
-      select: { id: true, attemptedAt: true, durationMs: true, outcome: true, detail: true, host: true, pid: true },
+      select: { id: true, attemptedAt: true, attempts: true, lastAttemptedAt: true, durationMs: true, outcome: true, detail: true, host: true, pid: true },
       orderBy: [{ attemptedAt: "desc" }, { id: "desc" }],
       take: TIMELINE_LIMIT,
     }),

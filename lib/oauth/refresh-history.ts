@@ -3,13 +3,21 @@
 // and the unknown ones too, not only the last success that the grant remembers.
 //
 // Three rules keep it off the refresh's back:
-//  - one insert per attempt, after its outcome is known and after the install's refresh lock is let go
-//    (refresh.ts `refreshInstallTokens`), however many callers shared the attempt;
+//  - one statement per attempt, after its outcome is known and after the install's refresh lock is let
+//    go (refresh.ts `refreshInstallTokens`), however many callers shared the attempt;
 //  - a failure to write it is logged and swallowed: the history must never fail a refresh, or turn a
 //    stored token pair into an error;
 //  - nothing from outside goes in: the outcome is one of the words below and the detail is the app's
 //    own (an error's kind and HTTP status), never a token, a code, or the identity provider's
 //    error_description (contract §7 lets it say anything).
+//
+// History of what happened, not of every routine hour (issue 34): an active install refreshes about
+// once an hour (the 1-hour access token, contract §3), almost always "refreshed" with nothing to say.
+// Such an attempt folds into the install's latest row when that row is the same routine success
+// (same outcome, no detail) begun in the last 24 hours: `attempts` counts them, `last_attempted_at`
+// and the duration, host and pid are the latest's. Every other outcome, and the first success after
+// one, gets its own row, so the timeline still shows each failure where it happened. About one row
+// per active install a day instead of 24 (`npm run bench -- storage`; docs/spec-gaps.md A196).
 import "server-only";
 import { hostname } from "node:os";
 import { db } from "@/lib/db/client";
@@ -55,19 +63,37 @@ export type RefreshAttemptNote = { outcome?: RefreshAttemptOutcome; detail?: str
 
 const HOST = hostname().slice(0, 200);
 
+/** The routine successes that fold into one row a day (see the top of this file). */
+const FOLDED: ReadonlySet<RefreshAttemptOutcome> = new Set(["refreshed", "not_needed"]);
+
 /** Writes the attempt's row. Never throws: a history that cannot be written must not fail the refresh. */
 export async function recordRefreshAttempt(installRowId: string, startedAt: Date, outcome: RefreshAttemptOutcome, detail: string | null): Promise<void> {
+  const durationMs = Math.max(0, Date.now() - startedAt.getTime());
   try {
+    if (detail === null && FOLDED.has(outcome)) {
+      // One statement: fold into the latest row if it is a routine success of the same kind from the
+      // last day, else insert. Two attempts recorded at once may both insert; that costs a row, never
+      // an attempt.
+      await db().$executeRaw`
+        WITH latest AS (
+          SELECT id, outcome, detail, attempted_at FROM refresh_attempts
+          WHERE install_row_id = ${installRowId}::uuid ORDER BY attempted_at DESC, id DESC LIMIT 1
+        ), folded AS (
+          UPDATE refresh_attempts r
+          SET attempts = r.attempts + 1, last_attempted_at = GREATEST(COALESCE(r.last_attempted_at, r.attempted_at), ${startedAt}),
+              duration_ms = ${durationMs}, host = ${HOST}, pid = ${process.pid}
+          FROM latest
+          WHERE r.id = latest.id AND latest.outcome = ${outcome} AND latest.detail IS NULL
+            AND latest.attempted_at > ${startedAt}::timestamptz - interval '1 day'
+          RETURNING r.id
+        )
+        INSERT INTO refresh_attempts (install_row_id, attempted_at, duration_ms, outcome, host, pid)
+        SELECT ${installRowId}::uuid, ${startedAt}, ${durationMs}, ${outcome}, ${HOST}, ${process.pid}
+        WHERE NOT EXISTS (SELECT 1 FROM folded)`;
+      return;
+    }
     await db().refreshAttempt.create({
-      data: {
-        installRowId,
-        attemptedAt: startedAt,
-        durationMs: Math.max(0, Date.now() - startedAt.getTime()),
-        outcome,
-        detail: detail?.slice(0, 300) ?? null,
-        host: HOST,
-        pid: process.pid,
-      },
+      data: { installRowId, attemptedAt: startedAt, durationMs, outcome, detail: detail?.slice(0, 300) ?? null, host: HOST, pid: process.pid },
     });
   } catch (error) {
     logger.warn({ installRowId, outcome, err: error }, "the refresh history could not be written; the refresh itself is not affected");

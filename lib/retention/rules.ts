@@ -102,7 +102,7 @@ export const RETENTION_RULES = {
   refresh_attempts: {
     kept: "Each attempt of the refresh coordinator (lib/oauth/refresh.ts), REFRESH_ATTEMPT_RETENTION_DAYS (14); each install's latest attempt whatever its age.",
     why:
-      "Support reads an install's refreshes beside its syncs in the console's timeline (lib/admin/timeline.ts): the same two weeks as the sync runs. The latest attempt says how the install's token chain stands, or how it ended (a refused refresh before a re-install): one row per install, kept. About one row per active install an hour (the 1-hour access token, refreshed as the sync needs it, contract §3), the second largest history after the sync runs (docs/spec-gaps.md A146).",
+      "Support reads an install's refreshes beside its syncs in the console's timeline (lib/admin/timeline.ts): the same two weeks as the sync runs. The latest attempt says how the install's token chain stands, or how it ended (a refused refresh before a re-install): one row per install, kept. About one row per active install a day: the hourly refreshes (the 1-hour access token, contract §3) are routine successes that fold into one row (docs/spec-gaps.md A146, A196).",
     setting: "REFRESH_ATTEMPT_RETENTION_DAYS",
     purge: {
       kind: "window",
@@ -110,8 +110,8 @@ export const RETENTION_RULES = {
       timeColumn: "attempted_at",
       idColumn: "id",
       idType: "bigint",
-      // An attempt is written after its outcome is known, never updated: a newer attempt of the same
-      // install makes an old one deletable. Index (install_row_id, attempted_at DESC).
+      // An attempt is written after its outcome is known; only the install's latest row is updated
+      // (a routine success folded into it), so a newer attempt of the same install makes an old one deletable. Index (install_row_id, attempted_at DESC).
       keepNewestPer: { columns: ["install_row_id"] },
     },
   },

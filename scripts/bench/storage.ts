@@ -135,12 +135,12 @@ export async function storage() {
        FROM (${runsSql}) AS runs GROUP BY install_row_id, r ORDER BY install_row_id, r`,
       [from, resources, interval, runsPerDay, everyNth, 0, runsPerDay - 1],
     );
-    // Each install's attempts an hour apart, at its own minute of the hour.
+    // Each install's attempts an hour apart, at its own minute of the hour, all routine successes: the
+    // history folds a day of them into one row (lib/oauth/refresh-history.ts), updated in place.
     await sql(
-      `INSERT INTO refresh_attempts (install_row_id, attempted_at, duration_ms, outcome, host, pid)
-       SELECT i.id, t + make_interval(secs => (i.install_id % 3600)), 180, 'refreshed', 'worker-7f9c6d5b8-x2k4q', 4242
-       FROM installs i
-       CROSS JOIN generate_series($1::timestamptz, $1::timestamptz + interval '1 day' - interval '1 second', make_interval(mins => 1440 / $2::int)) AS t
+      `INSERT INTO refresh_attempts (install_row_id, attempted_at, attempts, last_attempted_at, duration_ms, outcome, host, pid)
+       SELECT i.id, t, $2::int, t + make_interval(mins => (1440 / $2::int) * ($2::int - 1)), 180, 'refreshed', 'worker-7f9c6d5b8-x2k4q', 4242
+       FROM installs i CROSS JOIN LATERAL (SELECT $1::timestamptz + make_interval(secs => (i.install_id % 3600)) AS t) AS first
        WHERE ${installFilter} ORDER BY 2`,
       [from, REFRESHES_PER_INSTALL_DAY],
     );

@@ -78,7 +78,7 @@ export async function storm({ stack, startSecondApp }: BenchContext) {
       await control("DELETE", "/faults");
       // The identity provider's latency as the app met it in this storm: its fastest refresh (one that waited for no other).
       const [fastest] = await sql<{ ms: number | null }>(
-        "SELECT min(duration_ms)::int AS ms FROM refresh_attempts WHERE install_row_id = ANY($1) AND attempted_at >= $2 AND outcome = 'refreshed'",
+        "SELECT min(duration_ms)::int AS ms FROM refresh_attempts WHERE install_row_id = ANY($1) AND COALESCE(last_attempted_at, attempted_at) >= $2 AND outcome = 'refreshed'",
         [installRowIds, stormStarted],
       );
       reps.push({ baselineS: baseline.lastS, stormS: stormRun.lastS, idpS: (fastest?.ms ?? NaN) / 1000, load: loadNow() });

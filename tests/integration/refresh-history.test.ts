@@ -1,7 +1,8 @@
-// The refresh history (lib/oauth/refresh-history.ts): every attempt of the refresh coordinator leaves one
-// row (outcome, duration, which process), the refused and the unknown ones too, never a token; the
-// console's install timeline shows them, successes in a row folded into one line; and a history that
-// cannot be written never fails a refresh.
+// The refresh history (lib/oauth/refresh-history.ts): every attempt of the refresh coordinator leaves a
+// row (outcome, duration, which process), the refused and the unknown ones too, never a token; a day's
+// routine successes in a row fold into one row that counts them; the console's install timeline shows
+// them, successes in a row folded into one line; and a history that cannot be written never fails a
+// refresh.
 import { hostname } from "node:os";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { resultOf, runAppWorker } from "../helpers/app-process";
@@ -89,6 +90,54 @@ describe("the refresh history", () => {
     expect(tokens[3]).toContain(`unavailable HTTP 500; `);
     expect(tokens[3]).toContain(`by ${hostname()} (pid ${rows[1]!.pid})`);
   }, 90_000);
+
+  it("a day's routine successes in a row fold into one row that counts them; a failure, a success with something to say, or a day's gap starts a new row", async () => {
+    const { installRowId } = await installViaPortal(1004);
+    await knowIssuer();
+    const refreshOnce = async () => {
+      await expireAccessToken(installRowId, false);
+      expect((await call(installRowId, 1)).ok).toBe(1);
+    };
+    const folded = async () =>
+      (await sql<{ outcome: string; detail: string | null; attempts: number; spread: boolean }>(
+        "SELECT outcome, detail, attempts, last_attempted_at > attempted_at AS spread FROM refresh_attempts WHERE install_row_id = $1 ORDER BY attempted_at, id",
+        [installRowId],
+      )).map((row) => [row.outcome, row.detail, row.attempts, row.spread]);
+
+    await refreshOnce();
+    await refreshOnce();
+    await refreshOnce();
+    expect(await folded()).toEqual([["refreshed", null, 3, true]]);
+
+    // A lost answer, then the refresh sent once more: each its own row, as before.
+    await expireAccessToken(installRowId, false);
+    await control("POST", "/faults", { tokenEndpoint: { mode: "error500", count: 1 } });
+    expect((await call(installRowId, 1)).ok).toBe(0);
+    await settleNow(installRowId);
+    expect((await call(installRowId, 1)).ok).toBe(1);
+    // The next routine success follows one that had something to say: a new row; the one after folds into it.
+    await refreshOnce();
+    await refreshOnce();
+    expect(await folded()).toEqual([
+      ["refreshed", null, 3, true],
+      ["unknown", "unavailable HTTP 500", 1, null],
+      ["refreshed", "sent once more after an earlier answer was lost (probe_alive)", 1, null],
+      ["refreshed", null, 2, true],
+    ]);
+
+    // A row begun more than a day ago takes no more: the purge's window counts from a row's first attempt.
+    await sql("UPDATE refresh_attempts SET attempted_at = attempted_at - interval '25 hours', last_attempted_at = last_attempted_at - interval '25 hours' WHERE install_row_id = $1", [installRowId]);
+    await refreshOnce();
+    expect((await folded()).at(-1)).toEqual(["refreshed", null, 1, null]);
+
+    // The timeline counts the folded attempts: 1 + 2 successes in a row, then the success sent once more.
+    const tokens = (await timelineOf(installRowId)).filter((entry) => entry.kind === "tokens").map((entry) => entry.text);
+    expect(tokens.slice(0, 3)).toEqual([
+      expect.stringContaining("Tokens refreshed: 4 attempts in a row went well"),
+      expect.stringContaining("Refresh outcome unknown"),
+      expect.stringContaining("Tokens refreshed: 3 attempts in a row went well"),
+    ]);
+  }, 120_000);
 
   it("folds successes in a row into one timeline line, and keeps each failure on its own", async () => {
     const { installRowId } = await installViaPortal(1002);

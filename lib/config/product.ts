@@ -18,6 +18,7 @@
 //   database name and user (compose, dev)   the slug with "-" → "_"          partner_app
 //   outbound User-Agent, PostgreSQL         the slug + what it is            partner-app-alerts/1,
 //     application_name                                                         partner-app refresh lock
+//   request arrival stamp (lib/http/arrival.ts) "x-" + slug + "-arrived-at"  x-partner-app-arrived-at
 //
 // Not derived, on purpose: the keys a module keeps on globalThis (Symbol.for("partner-app.…"),
 // partnerAppDb) and the HKDF label of the staff device cookie (lib/auth/staff-device.ts). No one
@@ -106,6 +107,8 @@ export function productNames(identity: ProductIdentity) {
     alertsUserAgent: `${slug}-alerts/1`,
     /** PostgreSQL's application_name for a connection with a purpose, as pg_stat_activity shows it. */
     postgresApplicationName: (purpose: string) => `${slug} ${purpose}`,
+    /** The request header that carries when a request reached the process (lib/http/arrival.ts). */
+    arrivalHeader: `x-${slug}-arrived-at`,
     /** The prefix of the client_id `npm run dev` registers with the sandbox (scripts/lib/local-env.ts). */
     localClientIdPrefix: slug,
   };

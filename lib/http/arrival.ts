@@ -11,8 +11,9 @@
 // started some other way, or a request that arrived before instrumentation.ts subscribed).
 import diagnostics from "node:diagnostics_channel";
 import type { IncomingMessage } from "node:http";
+import { PRODUCT } from "@/lib/config/product";
 
-export const ARRIVAL_HEADER = "x-partner-app-arrived-at";
+export const ARRIVAL_HEADER = PRODUCT.arrivalHeader;
 /** Longer than any wait the route could see; a stamp older than this (or in the future) is not ours. */
 const ARRIVAL_MAX_AGE_MS = 60_000;
 

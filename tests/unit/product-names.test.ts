@@ -31,6 +31,7 @@ describe("the product's names", () => {
       },
       databaseName: "volt_fleet",
       alertsUserAgent: "volt-fleet-alerts/1",
+      arrivalHeader: "x-volt-fleet-arrived-at",
       localClientIdPrefix: "volt-fleet",
     });
     expect(postgresApplicationName("refresh lock")).toBe("volt-fleet refresh lock");

@@ -116,6 +116,12 @@ export async function InstallStatusPanel({ install, portalUrl }: { install: Inst
         <div className="rounded-md border border-slate-300 bg-white p-4" role="status" data-testid="install-lost">
           <h2 className="font-semibold text-slate-900">{lost.title}</h2>
           <p className="mt-1 text-sm text-slate-700">{lost.text}</p>
+          {install.dataDeletedOn ? (
+            // A209: a lost install's copy goes after the retention period, as an uninstalled one's does.
+            <p className="mt-1 text-sm text-slate-700" data-testid="data-deleted-on" data-deleted-on={install.dataDeletedOn.toISOString().slice(0, 10)}>
+              {t("lost.dataDeletedOn", { when: words.f.date(install.dataDeletedOn) })}
+            </p>
+          ) : null}
           <div className="mt-3">
             <PortalLink portalUrl={portalUrl} />
           </div>

@@ -11,6 +11,7 @@ import { isServiceUrl } from "@/lib/partner-api/service-origins";
 import { reconcileOnVisit } from "./reconcile";
 import { REFRESH_ANSWER_LOST } from "./state";
 import { sharedRead } from "@/lib/partner-api/shared-read";
+import { dataPurgeDate } from "@/lib/sync/retention";
 import { PartnerApiError, fetchChargePoints, fetchCharges, type ApiCall, type PartnerApiErrorKind } from "@/lib/partner-api/client";
 import type { ChargePage, ChargePointPage } from "@/lib/partner-api/schemas";
 
@@ -47,6 +48,8 @@ export type InstallSummary = {
    * reconnects from the portal before then. Null otherwise.
    */
   reconnectBy?: Date | null;
+  /** A lost install (REINSTALL_NEEDED): when its synced data is deleted unless it is reconnected (A209). */
+  dataDeletedOn?: Date | null;
 };
 
 /**
@@ -123,7 +126,7 @@ export async function fetchInstallSummary(installRowId: string): Promise<Install
     select: { cause: true, detail: true },
   });
   const refreshAnswerLost = last?.cause === "refresh" && (last.detail ?? "").startsWith(REFRESH_ANSWER_LOST);
-  return { ...summary, statusCause: last?.cause ?? null, refreshAnswerLost };
+  return { ...summary, statusCause: last?.cause ?? null, refreshAnswerLost, dataDeletedOn: dataPurgeDate(summary) };
 }
 
 /** A read for the dashboard: the data, or why there is none (each reason has its own text). */

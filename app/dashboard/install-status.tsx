@@ -182,9 +182,11 @@ export async function GrantedAccess({ scopes }: { scopes: string[] }) {
 /**
  * The per-install configuration the operator set in the portal (install.config.updated), in words,
  * as the app applies it (lib/dashboard/config.ts): nothing chosen means the defaults, said as such.
+ * `receivedAt`: when it was sent. A lost delivery cannot be read back from the API (A210), so the
+ * operator is told what the app has and how to send it again.
  */
-export async function InstallConfiguration({ config }: { config: unknown }) {
-  const { t } = await dashboardI18n();
+export async function InstallConfiguration({ config, receivedAt }: { config: unknown; receivedAt: Date | null }) {
+  const { t, f } = await dashboardI18n();
   const { currency, siteIds, syncCharges } = readDashboardConfig(config);
   const rows = [
     { label: t("settings.sites"), value: siteIds.length === 0 ? t("settings.sitesAll") : t("settings.sitesChosen", { count: siteIds.length, list: siteIds.join(", ") }) },
@@ -201,6 +203,15 @@ export async function InstallConfiguration({ config }: { config: unknown }) {
           </div>
         ))}
       </dl>
+      {receivedAt ? (
+        <p className="mt-2 text-slate-600" data-testid="config-received">
+          {t("settings.configReceived", { when: f.dateTime(receivedAt) })}
+        </p>
+      ) : (
+        <p className="mt-2 text-slate-600" data-testid="config-not-received">
+          {t("settings.configNotReceived")}
+        </p>
+      )}
     </div>
   );
 }

@@ -27,6 +27,8 @@ export type InstallSummary = {
   reauthUrl: string | null;
   /** Per-install configuration from install.config.updated, as the operator set it. */
   config: unknown;
+  /** The signed delivered_at of that configuration; null when none was ever received (A210). */
+  configUpdatedAt: Date | null;
   createdAt: Date;
   statusChangedAt: Date;
   /** When the app last checked the install against the API (reconcile or re-authorization probe). */
@@ -109,6 +111,7 @@ export async function fetchInstallSummary(installRowId: string): Promise<Install
       grantedScopes: true,
       reauthUrl: true,
       config: true,
+      configUpdatedAt: true,
       createdAt: true,
       statusChangedAt: true,
       lastReconciledAt: true,

@@ -5,6 +5,7 @@
 //   - 401 and a failed refresh: lib/oauth/access.ts has already moved it out of ACTIVE. The API cannot
 //     tell an uninstall whose install.revoked was lost from a lost chain (contract §7), so the install
 //     becomes REINSTALL_NEEDED, its data purged after the retention period unless reconnected (A209);
+//   - a lost install.config.updated cannot be read back (no such API, A210): nothing to do here;
 //   - no answer: nothing is concluded; the next round tries again.
 // Only ACTIVE installs are probed here: revoked ones are final, and flagged or broken ones wait
 // for the operator (re-consent, re-install), not for the app.

@@ -118,4 +118,20 @@ describe("install.config.updated", () => {
     expect(page).toContain('data-testid="install-config"');
     expect(page).toContain("NOK");
   });
+
+  it("a lost one cannot be read back from the API (A210): the settings page says what the app last received and how to send it again", async () => {
+    const install = await installViaPortal(1001);
+    await control("POST", "/webhook-modes", { type: "install.config.updated", mode: "drop", count: 1 });
+    await control("POST", `/installs/${install.installId}/config`, { syncCharges: false });
+    await sql("UPDATE installs SET last_reconciled_at = NULL");
+    await cron("reconcile", `Bearer ${process.env.CRON_SECRET}`);
+    expect((await sql<{ config: unknown }>("SELECT config FROM installs WHERE install_id = $1", [install.installId]))[0]!.config).toBeNull();
+    expect(await dashboard(install.sessionCookie, "/dashboard/settings")).toContain('data-testid="config-not-received"');
+
+    // The operator saves it again on the portal: a new install.config.updated (contract §6).
+    await control("POST", `/installs/${install.installId}/config`, { syncCharges: false });
+    const settings = await dashboard(install.sessionCookie, "/dashboard/settings");
+    expect(settings).toContain('data-testid="config-received"');
+    expect(settings).not.toContain('data-testid="config-not-received"');
+  });
 });

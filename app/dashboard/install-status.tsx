@@ -116,6 +116,12 @@ export async function InstallStatusPanel({ install, portalUrl }: { install: Inst
         <div className="rounded-md border border-slate-300 bg-white p-4" role="status" data-testid="install-lost">
           <h2 className="font-semibold text-slate-900">{lost.title}</h2>
           <p className="mt-1 text-sm text-slate-700">{lost.text}</p>
+          {install.dataDeletedOn ? (
+            // A209: a lost install's copy goes after the retention period, as an uninstalled one's does.
+            <p className="mt-1 text-sm text-slate-700" data-testid="data-deleted-on" data-deleted-on={install.dataDeletedOn.toISOString().slice(0, 10)}>
+              {t("lost.dataDeletedOn", { when: words.f.date(install.dataDeletedOn) })}
+            </p>
+          ) : null}
           <div className="mt-3">
             <PortalLink portalUrl={portalUrl} />
           </div>
@@ -176,9 +182,11 @@ export async function GrantedAccess({ scopes }: { scopes: string[] }) {
 /**
  * The per-install configuration the operator set in the portal (install.config.updated), in words,
  * as the app applies it (lib/dashboard/config.ts): nothing chosen means the defaults, said as such.
+ * `receivedAt`: when it was sent. A lost delivery cannot be read back from the API (A210), so the
+ * operator is told what the app has and how to send it again.
  */
-export async function InstallConfiguration({ config }: { config: unknown }) {
-  const { t } = await dashboardI18n();
+export async function InstallConfiguration({ config, receivedAt }: { config: unknown; receivedAt: Date | null }) {
+  const { t, f } = await dashboardI18n();
   const { currency, siteIds, syncCharges } = readDashboardConfig(config);
   const rows = [
     { label: t("settings.sites"), value: siteIds.length === 0 ? t("settings.sitesAll") : t("settings.sitesChosen", { count: siteIds.length, list: siteIds.join(", ") }) },
@@ -195,6 +203,15 @@ export async function InstallConfiguration({ config }: { config: unknown }) {
           </div>
         ))}
       </dl>
+      {receivedAt ? (
+        <p className="mt-2 text-slate-600" data-testid="config-received">
+          {t("settings.configReceived", { when: f.dateTime(receivedAt) })}
+        </p>
+      ) : (
+        <p className="mt-2 text-slate-600" data-testid="config-not-received">
+          {t("settings.configNotReceived")}
+        </p>
+      )}
     </div>
   );
 }

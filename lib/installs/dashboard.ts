@@ -11,6 +11,7 @@ import { isServiceUrl } from "@/lib/partner-api/service-origins";
 import { reconcileOnVisit } from "./reconcile";
 import { REFRESH_ANSWER_LOST } from "./state";
 import { sharedRead } from "@/lib/partner-api/shared-read";
+import { dataPurgeDate } from "@/lib/sync/retention";
 import { PartnerApiError, fetchChargePoints, fetchCharges, type ApiCall, type PartnerApiErrorKind } from "@/lib/partner-api/client";
 import type { ChargePage, ChargePointPage } from "@/lib/partner-api/schemas";
 
@@ -26,6 +27,8 @@ export type InstallSummary = {
   reauthUrl: string | null;
   /** Per-install configuration from install.config.updated, as the operator set it. */
   config: unknown;
+  /** The signed delivered_at of that configuration; null when none was ever received (A210). */
+  configUpdatedAt: Date | null;
   createdAt: Date;
   statusChangedAt: Date;
   /** When the app last checked the install against the API (reconcile or re-authorization probe). */
@@ -47,6 +50,8 @@ export type InstallSummary = {
    * reconnects from the portal before then. Null otherwise.
    */
   reconnectBy?: Date | null;
+  /** A lost install (REINSTALL_NEEDED): when its synced data is deleted unless it is reconnected (A209). */
+  dataDeletedOn?: Date | null;
 };
 
 /**
@@ -106,6 +111,7 @@ export async function fetchInstallSummary(installRowId: string): Promise<Install
       grantedScopes: true,
       reauthUrl: true,
       config: true,
+      configUpdatedAt: true,
       createdAt: true,
       statusChangedAt: true,
       lastReconciledAt: true,
@@ -123,7 +129,7 @@ export async function fetchInstallSummary(installRowId: string): Promise<Install
     select: { cause: true, detail: true },
   });
   const refreshAnswerLost = last?.cause === "refresh" && (last.detail ?? "").startsWith(REFRESH_ANSWER_LOST);
-  return { ...summary, statusCause: last?.cause ?? null, refreshAnswerLost };
+  return { ...summary, statusCause: last?.cause ?? null, refreshAnswerLost, dataDeletedOn: dataPurgeDate(summary) };
 }
 
 /** A read for the dashboard: the data, or why there is none (each reason has its own text). */

@@ -2,7 +2,10 @@
 // best effort and never retried). Reconciling an install asks the API about it with its token:
 //   - the call works: the install is live; learn its install_id if the app did not know it yet;
 //   - 403 NEEDS_REAUTH: flag it (contract §7) and stop calling the API for it;
-//   - 401 and a failed refresh: lib/oauth/access.ts has already moved it out of ACTIVE;
+//   - 401 and a failed refresh: lib/oauth/access.ts has already moved it out of ACTIVE. The API cannot
+//     tell an uninstall whose install.revoked was lost from a lost chain (contract §7), so the install
+//     becomes REINSTALL_NEEDED, its data purged after the retention period unless reconnected (A209);
+//   - a lost install.config.updated cannot be read back (no such API, A210): nothing to do here;
 //   - no answer: nothing is concluded; the next round tries again.
 // Only ACTIVE installs are probed here: revoked ones are final, and flagged or broken ones wait
 // for the operator (re-consent, re-install), not for the app.

@@ -1,7 +1,7 @@
 // The install check: one install against the API, for the reconcile sweep and for webhook follow-ups.
 //
 // The sweep exists because webhooks are best effort and never retried (contract §6): a lost
-// install.revoked is caught by the next check. Flagged installs (NEEDS_REAUTH) are not reconciled;
+// install.revoked is caught by the next check (as REINSTALL_NEEDED: docs/spec-gaps.md A209). Flagged installs (NEEDS_REAUTH) are not reconciled;
 // they get the sparse re-authorization probe instead (lib/installs/reauth.ts), so one re-consented
 // outside the app does not stay stopped. Each check is one `GET /consumers/me` paid from the
 // install's background share of its budget (contract §8; lib/partner-api/budget.ts).

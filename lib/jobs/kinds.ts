@@ -115,7 +115,7 @@ export const JOB_KINDS = {
   retention: {
     fanOutQueue: "retention",
     /**
-     * Delete a revoked install's synced data in batches, once SYNC_RETENTION_DAYS have passed
+     * Delete a revoked or lost (REINSTALL_NEEDED) install's synced data in batches, once SYNC_RETENTION_DAYS have passed
      * (lib/sync/retention.ts), and each table's history past its window (lib/retention/purge.ts): keyed
      * by install row id or by `table:<name>` (lib/jobs/retention-jobs.ts).
      */

@@ -1,7 +1,7 @@
 // The retention kind's work (lib/jobs/kinds.ts): one scheduled kind for everything that deletes by
 // age, with two sorts of key in its queue.
 //
-//   an install's row id     a revoked install's synced data, SYNC_RETENTION_DAYS after the
+//   an install's row id     a revoked or lost install's synced data, SYNC_RETENTION_DAYS after the
 //                           uninstall (lib/sync/retention.ts; purgeInstallJob in ./sync-jobs.ts)
 //   `table:<name>`          a table's history past its window (lib/retention/purge.ts, the `window`
 //                           rules of lib/retention/rules.ts): sync runs, deliveries, the audit logs
@@ -17,7 +17,7 @@ import "server-only";
 import { findTablesDueForPurge, purgeTable, tableOfJobKey } from "@/lib/retention/purge";
 import { findInstallsDueForPurge, purgeInstallJob } from "./sync-jobs";
 
-/** The revoked installs whose synced data is due, then the tables with rows past their window. */
+/** The revoked and lost installs whose synced data is due, then the tables with rows past their window. */
 export async function findRetentionDue(now = new Date()): Promise<string[]> {
   return [...(await findInstallsDueForPurge(now)), ...(await findTablesDueForPurge(now))];
 }

@@ -3,7 +3,7 @@
 //   findInstallsDueForSync / syncInstallJob       the sync of each active install, every
 //                                                 SYNC_INTERVAL_MINUTES, and once right after its
 //                                                 callback (lib/installs/connect.ts)
-//   findInstallsDueForPurge / purgeInstallJob     retention: a revoked install's synced data, once
+//   findInstallsDueForPurge / purgeInstallJob     retention: a revoked or lost install's synced data, once
 //                                                 SYNC_RETENTION_DAYS have passed (lib/sync/retention.ts)
 //
 // Plain functions, run by lib/jobs/engine.ts and testable without it. The engine's per-install

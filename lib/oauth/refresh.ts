@@ -274,6 +274,17 @@ function resendRefusedDetail(basis: ResendBasis, refusal: string): string {
   );
 }
 
+/**
+ * The state change's detail when the newest refresh token, sent for the first time, is refused. The
+ * operator's page words the same (lib/installs/dashboard.ts reads no more than the cause).
+ */
+function firstSendRefusedDetail(refusal: string): string {
+  return (
+    `refresh refused (${refusal}) to the newest refresh token, sent for the first time: most likely the operator uninstalled the app ` +
+    "and its install.revoked was not received (or the token was used elsewhere); a replay of that delivery would mark the install revoked"
+  );
+}
+
 /** A token endpoint's refusal as the app stores it: its kind and HTTP status, never the identity provider's error_description (free text from outside). */
 function refusalOf(error: TokenEndpointError): string {
   return `${error.kind}${error.status ? `, HTTP ${error.status}` : ""}`;
@@ -288,7 +299,9 @@ async function handleRefreshFailure(installRowId: string, error: unknown, resend
         note(attempt, "refused", resend ? `invalid_grant to a resend after a lost answer (${resend})` : "invalid_grant");
         // contract §7: the refresh token was replayed or the install revoked: only a re-install helps.
         // After a lost answer, "replayed" is most likely the app's own resend (rule 3): say so.
-        await moveToReinstallNeeded(installRowId, resend ? resendRefusedDetail(resend, refusalOf(error)) : `refresh refused (${refusalOf(error)})`);
+        // Otherwise this token was the newest and sent for the first time, so the app replayed nothing:
+        // most likely an uninstall whose install.revoked never arrived (A209).
+        await moveToReinstallNeeded(installRowId, resend ? resendRefusedDetail(resend, refusalOf(error)) : firstSendRefusedDetail(refusalOf(error)));
         throw new NoUsableTokenError("reinstall_needed");
       case "invalid_client":
         // The client itself was refused, so the refresh token was not looked at.

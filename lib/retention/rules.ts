@@ -11,8 +11,8 @@
 //   - window: the history purge (./purge.ts) deletes rows older than a window, in batches, on the
 //     retention job's schedule (lib/jobs/kinds.ts). Optionally each group's newest row is kept
 //     whatever its age (`keepNewestPer`), for what reads "the latest" (the console's sync health);
-//   - install-data: an uninstalled operator's synced data, deleted SYNC_RETENTION_DAYS after the
-//     uninstall (lib/sync/retention.ts, its tables from the registry lib/sync/resources.ts);
+//   - install-data: an uninstalled or lost install's synced data, deleted SYNC_RETENTION_DAYS after the
+//     uninstall or loss (lib/sync/retention.ts, its tables from the registry lib/sync/resources.ts);
 //   - pruned: the code that writes the table deletes its expired rows itself (named in `where`);
 //   - with-parent: the rows belong to a row of a `window` table and go with it (ON DELETE CASCADE);
 //   - bounded: one row per install, per client or per rule, never more: nothing to purge.
@@ -255,7 +255,7 @@ export type RetainedTable = keyof typeof RETENTION_RULES;
 
 /** The rule of every synced resource's table (synced_charge_points, synced_charges, synced_teams...). */
 export const SYNCED_DATA_RULE: RetentionRule = {
-  kept: "While the install is live; SYNC_RETENTION_DAYS (30) after the uninstall.",
+  kept: "While the install is live; SYNC_RETENTION_DAYS (30) after the uninstall, or after the app lost it (A209).",
   why: "The operator's own data: your product reads it while they use the app, and the window after an uninstall covers a mistake, a dispute, an export.",
   setting: "SYNC_RETENTION_DAYS",
   purge: { kind: "install-data" },

@@ -3,6 +3,9 @@
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { closeSql, control, installViaPortal, resetWorld, sandboxEvents, sql, stack } from "../helpers/stack";
 
+const { purgeRevokedInstallData, purgeInstallData } = await import("@/lib/sync/retention");
+const DAY_MS = 24 * 60 * 60 * 1000;
+
 beforeEach(resetWorld);
 afterAll(closeSql);
 
@@ -11,6 +14,16 @@ function cron(job: "reconcile" | "keep-alive", authorization?: string) {
     method: "POST",
     headers: authorization === undefined ? {} : { Authorization: authorization },
   });
+}
+/** One synced team for the install: its data copy, as a sync would have left it. */
+async function syncedTeam(installRowId: string) {
+  await sql("INSERT INTO synced_teams (install_row_id, external_id, raw, first_seen_at, last_seen_at, updated_at) VALUES ($1, '1', '{}', now(), now(), now())", [installRowId]);
+}
+async function syncedTeams(installRowId: string) {
+  return (await sql<{ n: number }>("SELECT count(*)::int AS n FROM synced_teams WHERE install_row_id = $1", [installRowId]))[0]!.n;
+}
+async function dashboard(sessionCookie: string, path = "/dashboard") {
+  return (await fetch(`${stack.appUrl}${path}`, { headers: { cookie: sessionCookie } })).text();
 }
 async function status(installId: number) {
   return (await sql<{ status: string }>("SELECT status FROM installs WHERE install_id = $1", [installId]))[0]?.status;
@@ -58,6 +71,41 @@ describe("a dropped install.revoked", () => {
     expect(await status(install.installId)).toBe("REVOKED");
     expect(await sql("SELECT g.id FROM token_grants g JOIN installs i ON i.id = g.install_row_id WHERE i.install_id = $1", [install.installId])).toEqual([]);
   });
+
+  it("unreplayed, the operator is told it may be an uninstall, and the data copy is deleted after the retention period (A209)", async () => {
+    const install = await installViaPortal(1001);
+    await syncedTeam(install.installRowId);
+    await control("POST", "/webhook-modes", { type: "install.revoked", mode: "drop", count: 1 });
+    await control("POST", `/installs/${install.installId}/revoke`);
+    await sql("UPDATE installs SET last_reconciled_at = NULL");
+    await cron("reconcile", `Bearer ${process.env.CRON_SECRET}`);
+    expect(await status(install.installId)).toBe("REINSTALL_NEEDED");
+    // The app presented its newest refresh token once, and it was refused: the app lost nothing itself.
+    const [event] = await sql<{ detail: string; occurred_at: Date }>(
+      "SELECT e.detail, e.occurred_at FROM install_events e JOIN installs i ON i.id = e.install_row_id WHERE i.install_id = $1 AND e.to_status = 'REINSTALL_NEEDED'",
+      [install.installId],
+    );
+    expect(event!.detail).toContain("most likely the operator uninstalled the app");
+
+    const page = await dashboard(install.sessionCookie);
+    expect(page).toContain("If you uninstalled the app");
+    const deletedOn = new Date(event!.occurred_at.getTime() + 30 * DAY_MS).toISOString().slice(0, 10);
+    expect(page).toContain(`data-deleted-on="${deletedOn}"`);
+
+    // SYNC_RETENTION_DAYS (30) after the install was lost, as after an uninstall.
+    expect(await purgeRevokedInstallData({ now: new Date(Date.now() + 29 * DAY_MS) })).toMatchObject({ installs: 0 });
+    expect(await syncedTeams(install.installRowId)).toBe(1);
+    expect(await purgeRevokedInstallData({ now: new Date(Date.now() + 31 * DAY_MS) })).toMatchObject({ installs: 1, deleted: { synced_teams: 1 } });
+    expect(await syncedTeams(install.installRowId)).toBe(0);
+  });
+
+  it("the purge leaves an install alone once it is connected again", async () => {
+    const install = await installViaPortal(1001);
+    await syncedTeam(install.installRowId);
+    // Due by its row (a reconnect can land between the due query and the purge job).
+    expect(await purgeInstallData(install.installRowId)).toMatchObject({ deleted: { synced_teams: 0 }, stoppedEarly: false });
+    expect(await syncedTeams(install.installRowId)).toBe(1);
+  });
 });
 
 describe("install.config.updated", () => {
@@ -69,5 +117,21 @@ describe("install.config.updated", () => {
     const page = await (await fetch(`${stack.appUrl}/dashboard/settings`, { headers: { cookie: install.sessionCookie } })).text();
     expect(page).toContain('data-testid="install-config"');
     expect(page).toContain("NOK");
+  });
+
+  it("a lost one cannot be read back from the API (A210): the settings page says what the app last received and how to send it again", async () => {
+    const install = await installViaPortal(1001);
+    await control("POST", "/webhook-modes", { type: "install.config.updated", mode: "drop", count: 1 });
+    await control("POST", `/installs/${install.installId}/config`, { syncCharges: false });
+    await sql("UPDATE installs SET last_reconciled_at = NULL");
+    await cron("reconcile", `Bearer ${process.env.CRON_SECRET}`);
+    expect((await sql<{ config: unknown }>("SELECT config FROM installs WHERE install_id = $1", [install.installId]))[0]!.config).toBeNull();
+    expect(await dashboard(install.sessionCookie, "/dashboard/settings")).toContain('data-testid="config-not-received"');
+
+    // The operator saves it again on the portal: a new install.config.updated (contract §6).
+    await control("POST", `/installs/${install.installId}/config`, { syncCharges: false });
+    const settings = await dashboard(install.sessionCookie, "/dashboard/settings");
+    expect(settings).toContain('data-testid="config-received"');
+    expect(settings).not.toContain('data-testid="config-not-received"');
   });
 });

@@ -12,6 +12,7 @@ import { z } from "zod";
 import { fetchInstallDetail, findInstallRowId } from "@/lib/admin/queries";
 import { currentStaff, requireStaff } from "@/lib/auth/staff";
 import { isSafeRedirect } from "@/lib/installs/reauth";
+import { dataPurgeDate } from "@/lib/sync/retention";
 import { fetchBudgetStatus, fetchSyncStatus, fetchTimeline, type TimelineEntry } from "@/lib/admin/timeline";
 import { ActionsPanel } from "./actions-panel";
 import { CopyLinkButton } from "./copy-link";
@@ -90,6 +91,7 @@ export default async function InstallPage({ params }: { params: Promise<{ id: st
   if (!install) notFound();
   const [timeline, syncStatus, budget] = await Promise.all([fetchTimeline(install), fetchSyncStatus(install.id), fetchBudgetStatus(install.id)]);
   const { grant, asOf } = install;
+  const purgeOn = dataPurgeDate(install);
   // The reauth_url came in an API answer: staff copy it to operators, so it is a link only when it
   // is the service's own (REAUTH_URL_ORIGINS); any other is shown as a warning, not as an address.
   const reauthHref = install.reauthUrl && isSafeRedirect(install.reauthUrl) ? install.reauthUrl : undefined;
@@ -166,6 +168,12 @@ export default async function InstallPage({ params }: { params: Promise<{ id: st
             {install.revokedAt ? (
               <Field label="Revoked">
                 <Time at={install.revokedAt} />
+              </Field>
+            ) : null}
+            {purgeOn ? (
+              // A209: a lost install (REINSTALL_NEEDED) may be an uninstall whose install.revoked was lost.
+              <Field label="Synced data deleted" testId="detail-data-deleted">
+                <Time at={purgeOn} /> <span className="text-slate-500">(SYNC_RETENTION_DAYS after {install.status === "REVOKED" ? "the uninstall" : "it was lost"}, unless reconnected)</span>
               </Field>
             ) : null}
           </dl>

@@ -7,8 +7,9 @@
 //      duplicate or a replay has no second effect;
 //   6. the handler for its event type (one file per event in ./handlers, listed in
 //      ./handlers/index.ts), whose follow-up work, if any, is enqueued as a job in that same
-//      transaction (durable: see HandlerResult in ./handler.ts), or, on the one-statement path,
-//      made durable by the statement and enqueued right after it commits (FastPathResult).
+//      transaction (durable: see HandlerResult in ./handler.ts); on the one-statement path, in the
+//      statement too, or, where it could not be, made durable by the statement and enqueued right
+//      after it commits (FastPathResult).
 // Each outcome is a status code and a small JSON body with no secret in it. A delivery refused before
 // it could be recorded (steps 1, 2 and 4) is counted for the console's log (./rejections.ts).
 //

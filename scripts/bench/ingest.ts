@@ -211,6 +211,7 @@ export async function webhookIngest({ stack, offset }: BenchContext) {
     await send(appUrl, make.configured(warm.slice(0, 100).map((d) => d.installId)), 8);
     await send(appUrl, make.revoked(warm.slice(100, 200).map((d) => d.installId)), 8);
     await send(appUrl, warm.slice(0, 100), 8);
+    await send(appUrl, make.reconsented(warm.slice(200, 300).map((d) => d.installId)), 8);
     for (const [, url] of baselines) await send(url, make.created(100), 8);
   }
 

@@ -248,6 +248,26 @@ async function countingStatements<T>(work: (client: pg.Client) => Promise<T>): P
   }
 }
 
+/**
+ * Every statement this process sends while `work` runs (the ingest pool's, Prisma's through its pg
+ * adapter, pg-boss's), counted where they all pass: node-postgres's Client#query. Each is one round
+ * trip (node-postgres sends a query only once the one before it has answered).
+ */
+async function sentOnTheWire<T>(work: () => Promise<T>): Promise<{ answers: T; sent: string[] }> {
+  const sent: string[] = [];
+  const query = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const text = typeof args[0] === "string" ? args[0] : (args[0] as { text?: string })?.text;
+    sent.push(String(text).replace(/\s+/g, " ").slice(0, 100));
+    return (query as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof query;
+  try {
+    return { answers: await work(), sent };
+  } finally {
+    pg.Client.prototype.query = query;
+  }
+}
+
 /** The receiver's arguments to a one-statement path, as receiveWebhook builds them. */
 function parsedDelivery(d: Delivery & { id: string }) {
   const deliveredAt = new Date((d.deliveredAt ?? now()) * 1000);
@@ -286,7 +306,7 @@ describe("the one-statement paths of a re-install, a re-consent, install.revoked
     ]);
   });
 
-  it("a re-consent takes one statement, which leaves the install due for the sweep's check; a copy asks for nothing", async () => {
+  it("a re-consent takes one statement, which leaves the install due for the sweep's check when its job cannot go in with it; a copy asks for nothing", async () => {
     const first = body(created(9001));
     await receiveWebhook(enc(first), sign(first));
     await grantFor(9001);
@@ -295,11 +315,14 @@ describe("the one-statement paths of a re-install, a re-consent, install.revoked
     const installRowId = (await sql<{ id: string }>("SELECT id FROM installs WHERE install_id = 9001"))[0]!.id;
     expect(await findInstallsDueForCheck()).toEqual([]);
 
+    // The job engine refuses the job (or its insert is not made yet): the statement returns the
+    // install to check, for the receiver to enqueue after the commit.
     const again = parsedDelivery({ ...created(9001, 1002, undefined, "harbor-ev-north"), id: "whd_again" });
+    await sql("ALTER TABLE pgboss.job_common ADD CONSTRAINT p12_test_refuse CHECK (name <> 'install-check') NOT VALID");
     const { result, statements } = await countingStatements(async (client) => [
       await recordInstallCreatedAtOnce(client, again.delivery, again.envelope),
       await recordInstallCreatedAtOnce(client, again.delivery, again.envelope),
-    ]);
+    ]).finally(() => sql("ALTER TABLE pgboss.job_common DROP CONSTRAINT p12_test_refuse"));
     expect(result).toEqual([{ outcome: "processed", followUp: { kind: "install-check", installRowId } }, "duplicate"]);
     expect(statements).toBe(2);
     // The process "died" before enqueueing the job (nothing here enqueues it): the statement alone
@@ -337,6 +360,31 @@ describe("the one-statement paths of a re-install, a re-consent, install.revoked
     const next = body(created(9001));
     expect((await receiveWebhook(enc(next), sign(next))).body).toEqual({ status: "processed" });
     expect((await receiveWebhook(enc(next), sign(next))).body).toEqual({ status: "duplicate" });
+    expect((await state()).followUps).toEqual([
+      { name: "install-check", state: "created", priority: 1, cause: "webhook", operator_id: "1002", install_id: 9001, keyed_by_install: true },
+    ]);
+  });
+
+  it("every install.created is one round trip to the database, a re-consent's check included (counted on the wire)", async () => {
+    // Re-consents first, uncounted: the job engine starts, and pg-boss makes its insert of the check
+    // (lib/jobs/enqueue.ts, followUpStatement), once per process, not per delivery.
+    const first = body(created(9001));
+    await receiveWebhook(enc(first), sign(first));
+    await grantFor(9001);
+    for (const warm of [body(created(9001)), body(created(9001))]) await receiveWebhook(enc(warm), sign(warm));
+    await sql("DELETE FROM pgboss.job WHERE name = 'install-check'");
+
+    const reconsent = body(created(9001, 1002, "whd_reconsent", "harbor-ev-north"));
+    const firstInstall = body(created(9101, 1003));
+    const { answers, sent } = await sentOnTheWire(async () => [
+      (await receiveWebhook(enc(reconsent), sign(reconsent))).body,
+      (await receiveWebhook(enc(reconsent), sign(reconsent))).body,
+      (await receiveWebhook(enc(firstInstall), sign(firstInstall))).body,
+    ]);
+    expect(answers).toEqual([{ status: "processed" }, { status: "duplicate" }, { status: "processed" }]);
+    // One each: the re-consent, its copy, a first install.
+    expect(sent, sent.join("\n")).toHaveLength(3);
+    expect(await sql("SELECT slug FROM installs WHERE install_id = 9001")).toEqual([{ slug: "harbor-ev-north" }]);
     expect((await state()).followUps).toEqual([
       { name: "install-check", state: "created", priority: 1, cause: "webhook", operator_id: "1002", install_id: 9001, keyed_by_install: true },
     ]);

@@ -160,19 +160,28 @@ const INSTALL_ROW_ID_PLACEHOLDER = "{install-row-id}";
 let followUpStatementMade: { statement?: FollowUpStatement; making?: Promise<void> } = {};
 
 /**
- * pg-boss's insert of an install-check follow-up, if it is made already; otherwise undefined, and it
- * is made in the background for the next delivery (a delivery never waits for the job engine to
- * start: without it, the receiver enqueues after the commit, as it would if the insert failed).
+ * pg-boss's insert of an install-check follow-up, once makeFollowUpStatement() has made it.
  *
  * Made by pg-boss itself: `send` given a `db` that keeps the statement instead of running it (the
  * `db` option is pg-boss's way to run its statements on another connection). So the text follows
  * pg-boss's layout (tables, partitions, per-queue defaults) as pg-boss reads it at the time. Made
  * once, not per delivery: the job carries nothing else that varies (this engine propagates no trace
  * context), and pg-boss's telemetry counts each `send` as a message sent, so it counts one too many
- * per process. forgetFollowUpStatement() drops it when it failed, to be made afresh.
+ * per process.
  */
 export function followUpStatement(): FollowUpStatement | undefined {
-  if (followUpStatementMade.statement || followUpStatementMade.making) return followUpStatementMade.statement;
+  return followUpStatementMade.statement;
+}
+
+/**
+ * Makes the statement followUpStatement() returns, in the background: called when a delivery needed
+ * it and had none, or had one that `failed` (made afresh, as pg-boss reads its layout now). Not
+ * before: a process that only ever records first installs never starts its job engine, and a
+ * delivery never waits for it to start.
+ */
+export function makeFollowUpStatement(failed?: FollowUpStatement): void {
+  const { statement, making: underWay } = followUpStatementMade;
+  if (underWay || (statement && statement !== failed)) return;
   const making = (async () => {
     const boss = await jobEngine();
     const { queue, data, options } = followUpJob({ kind: "install-check", installRowId: INSTALL_ROW_ID_PLACEHOLDER });
@@ -189,12 +198,6 @@ export function followUpStatement(): FollowUpStatement | undefined {
     followUpStatementMade = {};
   });
   followUpStatementMade = { making };
-  return undefined;
-}
-
-/** Drops the statement followUpStatement made (it failed), so that the next delivery's is made afresh. */
-export function forgetFollowUpStatement(): void {
-  if (followUpStatementMade.statement) followUpStatementMade = {};
 }
 
 /**

@@ -119,9 +119,10 @@ export async function receiveWebhook(
   if (fastPath && !options.fullPathOnly) {
     const answer = await withConnectionBefore(deadline, (client) => fastPath(client, delivery, envelope)).catch((error: unknown) => {
       // A row committed while the statement waited for its lock (a unique index refused the
-      // insert, or the row it decided on moved): the statement was rolled back whole, and the
-      // state it met is the full path's to decide.
-      if (isUniqueViolation(error) || isStateMoved(error)) return "full" as const;
+      // insert, or the row it decided on moved), or a lock it would not wait for (a re-consent's
+      // job, ./handlers/install-created.ts): the statement was rolled back whole, and the state it
+      // met is the full path's to decide.
+      if (isUniqueViolation(error) || isStateMoved(error) || isLockNotAvailable(error)) return "full" as const;
       throw error;
     });
     const outcome = typeof answer === "string" ? answer : answer.outcome;
@@ -241,5 +242,7 @@ async function recordIgnoredAtOnce(client: Queryable, delivery: DeliveryRecord, 
 const sqlState = (error: unknown): unknown => (typeof error === "object" && error !== null && "code" in error ? error.code : undefined);
 /** PostgreSQL's unique_violation (SQLSTATE 23505). */
 const isUniqueViolation = (error: unknown) => sqlState(error) === "23505";
+/** PostgreSQL's lock_not_available (SQLSTATE 55P03): a lock not granted within lock_timeout. */
+const isLockNotAvailable = (error: unknown) => sqlState(error) === "55P03";
 /** A one-statement path found its row moved under it (./handler.ts, STATE_MOVED). */
 const isStateMoved = (error: unknown) => sqlState(error) === STATE_MOVED;

@@ -413,18 +413,42 @@ describe("the one-statement paths of a re-install, a re-consent, install.revoked
     await expect.poll(async () => (await state()).followUps.length, { timeout: 5_000 }).toBe(1);
   });
 
-  it("install.created answers \"full\" and writes nothing for a stored install that needs re-authorization, or is another operator's", async () => {
+  it("a re-consent of an install that needs re-authorization is one statement with its check, or nothing recorded; another operator's install_id is the full transaction's", async () => {
     const first = body(created(9001));
     await receiveWebhook(enc(first), sign(first));
+    // Re-consents of the active install first: pg-boss's insert of the check is made once one needs it.
+    for (const warm of [body(created(9001)), body(created(9001))]) await receiveWebhook(enc(warm), sign(warm));
+    await sql("DELETE FROM pgboss.job WHERE name = 'install-check'");
     await setStatus(9001, "NEEDS_REAUTH");
-    const again = parsedDelivery({ ...created(9001), id: "whd_again" });
+    // Probed a minute ago: the probe's throttle, which the re-consent must leave as it is.
+    await sql("UPDATE installs SET last_reconciled_at = now() - interval '1 minute'");
+    const again = parsedDelivery({ ...created(9001, 1002, undefined, "harbor-ev-north"), id: "whd_again" });
     const other = parsedDelivery({ ...created(9001, 1003), id: "whd_other" });
     const { result, statements } = await countingStatements(async (client) => [
       await recordInstallCreatedAtOnce(client, again.delivery, again.envelope),
+      await recordInstallCreatedAtOnce(client, again.delivery, again.envelope),
       await recordInstallCreatedAtOnce(client, other.delivery, other.envelope),
     ]);
-    expect({ result, statements }).toEqual({ result: ["full", "full"], statements: 2 });
-    expect(await sql("SELECT count(*)::int AS n FROM webhook_deliveries")).toEqual([{ n: 1 }]);
+    expect({ result, statements }).toEqual({ result: ["processed", "duplicate", "full"], statements: 3 });
+    expect(await sql("SELECT slug, status, last_reconciled_at > now() - interval '2 minutes' AS throttled FROM installs")).toEqual([
+      { slug: "harbor-ev-north", status: "NEEDS_REAUTH", throttled: true },
+    ]);
+    expect(await sql("SELECT detail FROM webhook_deliveries WHERE dedupe_key = 'id:whd_again'")).toEqual([{ detail: "install 9001 already known" }]);
+    expect((await state()).followUps).toEqual([
+      { name: "install-check", state: "created", priority: 1, cause: "webhook", operator_id: "1002", install_id: 9001, keyed_by_install: true },
+    ]);
+
+    // Its check is its only request (no marker bypasses the throttle): a job that cannot be enqueued
+    // leaves nothing recorded, and the answer is an error (503), as in the full transaction.
+    await sql("DELETE FROM pgboss.job WHERE name = 'install-check'");
+    await sql("ALTER TABLE pgboss.job_common ADD CONSTRAINT p12_test_refuse CHECK (name <> 'install-check') NOT VALID");
+    try {
+      const refused = body(created(9001, 1002, "whd_refused"));
+      await expect(receiveWebhook(enc(refused), sign(refused))).rejects.toThrow();
+      expect(await sql("SELECT 1 FROM webhook_deliveries WHERE dedupe_key = 'id:whd_refused'")).toEqual([]);
+    } finally {
+      await sql("ALTER TABLE pgboss.job_common DROP CONSTRAINT p12_test_refuse");
+    }
   });
 
   it("an install that moves while its re-consent waits for the row lock is left to the full transaction, which sees the move", async () => {

@@ -15,7 +15,7 @@ import type { Tx } from "@/lib/db/client";
 import { env } from "@/lib/env";
 import { SYNC_INCIDENT_PREFIX } from "@/lib/alerts/incidents";
 import { installLockKey, recordInstall } from "@/lib/installs/register";
-import { followUpStatement, forgetFollowUpStatement } from "@/lib/jobs/enqueue";
+import { followUpStatement, makeFollowUpStatement } from "@/lib/jobs/enqueue";
 import { InstallCreatedDataSchema, type WebhookEnvelope } from "../envelope";
 import { WebhookPayloadError } from "../errors";
 import { defineWebhookHandler, type DeliveryRecord, type FastPathOutcome, type FastPathResult, type HandlerResult, type Queryable } from "../handler";
@@ -50,28 +50,29 @@ const installRecordedDetail = (installId: number) => `install ${installId} recor
 //   - a re-consent: an install_id already stored for this operator, ACTIVE or REVOKED (at the
 //     service, or the redirect_uri came first): the slug learned, and a check of the install with
 //     the API requested (below);
+//   - a re-consent of an install flagged NEEDS_REAUTH or REINSTALL_NEEDED (the operator reconnecting
+//     from the portal), once pg-boss's insert is to hand (below): the slug learned, and the check
+//     (a throttled re-authorization probe) enqueued in the statement or the delivery not recorded;
 // and records the delivery with them. Every other state answers "full", having written nothing: an
-// install_id stored for another operator (refused), a stored install flagged NEEDS_REAUTH or
-// REINSTALL_NEEDED (its check is a throttled re-authorization probe), a live install without an
-// install_id (perhaps the same install), and a superseded install whose revocation raises or closes
-// an alert.
+// install_id stored for another operator (refused), a live install without an install_id (perhaps
+// the same install), and a superseded install whose revocation raises or closes an alert.
 //
 // A re-consent's check (docs/spec-gaps.md A163, A205). The full transaction enqueues it as a job in
-// the delivery's transaction. Here it is enqueued in the same statement: webhook_install_created_with_check
-// (migration 20261202050000_webhook_reconsent_check_in_statement) runs webhook_install_created, then
-// pg-boss's own insert of the job, made in advance by pg-boss (lib/jobs/enqueue.ts, followUpStatement),
-// so the statement does not write pg-boss's tables by a layout of its own. A first install asks for no
-// check, and one round trip is all any install.created on this path takes.
+// the delivery's transaction. Here it goes in the same statement: webhook_install_created_with_check
+// (migration 20261202050000_webhook_reconsent_check_in_statement) runs webhook_install_created,
+// then pg-boss's own insert of the job, made in advance by pg-boss (lib/jobs/enqueue.ts,
+// followUpStatement), so no SQL of the app's writes pg-boss's tables by a layout of its own. A first
+// install asks for no check: one round trip is all any install.created on this path takes.
 //
-// Where the job could not go in with the statement (the insert not made yet, just after start; a job
-// engine that refuses it or holds its table for more than 250 ms), the statement has still made the
-// request durable (an ACTIVE install's last_reconciled_at set to NULL: "never checked", which the
-// reconcile sweep's due query takes first, lib/jobs/install-check.ts) and returns the install, and
-// the receiver enqueues the very job the full transaction would, once the statement has committed
-// (../receive.ts): a second round trip, only then. A process that dies in between, or a job engine
-// that refuses the job, delays the check to the next sweep (5 minutes at most, lib/jobs/kinds.ts)
-// and loses nothing; a copy of the delivery is answered "duplicate" before any write and enqueues
-// nothing.
+// Where the job cannot go in with an ACTIVE or REVOKED install's statement (the insert not made
+// yet: it is made when a delivery first needs it; a job engine that refuses the job or holds its
+// table for more than 250 ms), the statement has still made the request durable (an ACTIVE
+// install's last_reconciled_at set to NULL: "never checked", which the reconcile sweep's due query
+// takes first, lib/jobs/install-check.ts) and returns the install, and the receiver enqueues the
+// very job the full transaction would once the statement has committed (../receive.ts): a second
+// round trip, only then. A process that dies in between, or a job engine that refuses the job,
+// delays the check to the next sweep (5 minutes at most, lib/jobs/kinds.ts) and loses nothing; a
+// copy of the delivery is answered "duplicate" before any write and enqueues nothing.
 //
 // The function writes in the full transaction's order: the delivery under its unique key (a copy
 // already recorded takes no lock), then the same advisory lock as recordInstall, so the
@@ -90,7 +91,8 @@ export async function recordInstallCreatedAtOnce(client: Queryable, delivery: De
   const { install_id: installId, operator_id: operatorId, slug } = data.data;
   const clientId = env().OAUTH_CLIENT_ID;
   const check = followUpStatement();
-  const { rows } = await client.query<{ outcome: FastPathOutcome; check_install_row_id: string | null; check_enqueued: boolean }>(RECORD_INSTALL_CREATED, [
+  const { rows } = await client
+    .query<{ outcome: FastPathOutcome; check_install_row_id: string | null; check_enqueued: boolean }>(RECORD_INSTALL_CREATED, [
     installLockKey(clientId, operatorId),
     delivery.dedupeKey,
     installId,
@@ -103,13 +105,18 @@ export async function recordInstallCreatedAtOnce(client: Queryable, delivery: De
     check?.sql ?? null,
     check?.param ?? null,
     check?.placeholder ?? null,
-  ]);
+  ])
+    .catch((error: unknown) => {
+      // The job's insert may be what failed (a flagged re-consent's fails the statement): made afresh.
+      if (check) makeFollowUpStatement(check);
+      throw error;
+    });
   const { outcome, check_install_row_id: checkInstallRowId, check_enqueued: checkEnqueued } = rows[0]!;
-  if (outcome === "processed" && checkInstallRowId && !checkEnqueued) {
-    // A statement made in advance that failed is made afresh for the next delivery.
-    if (check) forgetFollowUpStatement();
-    return { outcome, followUp: { kind: "install-check", installRowId: checkInstallRowId } };
-  }
+  const checkLeft = outcome === "processed" && checkInstallRowId !== null && !checkEnqueued;
+  // For the next delivery: made if there was none (a flagged re-consent answers "full" without it),
+  // made afresh if it failed.
+  if (outcome === "full" || checkLeft) makeFollowUpStatement(checkLeft ? check : undefined);
+  if (checkLeft) return { outcome, followUp: { kind: "install-check", installRowId: checkInstallRowId } };
   return outcome;
 }
 

@@ -149,6 +149,58 @@ export async function enqueueFollowUpAfterCommit(followUp: FollowUp): Promise<vo
 }
 
 /**
+ * A follow-up as pg-boss's own statement, for a database function to run in the very statement that
+ * records the delivery (a re-consent's check in one round trip: webhook_install_created_with_check,
+ * migration 20261202050000). `sql` takes one text parameter, `param` with the install's row id
+ * written as `placeholder`, which the function replaces.
+ */
+export type FollowUpStatement = { sql: string; param: string; placeholder: string };
+
+const INSTALL_ROW_ID_PLACEHOLDER = "{install-row-id}";
+let followUpStatementMade: { statement?: FollowUpStatement; making?: Promise<void> } = {};
+
+/**
+ * pg-boss's insert of an install-check follow-up, once makeFollowUpStatement() has made it.
+ *
+ * Made by pg-boss itself: `send` given a `db` that keeps the statement instead of running it (the
+ * `db` option is pg-boss's way to run its statements on another connection). So the text follows
+ * pg-boss's layout (tables, partitions, per-queue defaults) as pg-boss reads it at the time. Made
+ * once, not per delivery: the job carries nothing else that varies (this engine propagates no trace
+ * context), and pg-boss's telemetry counts each `send` as a message sent, so it counts one too many
+ * per process.
+ */
+export function followUpStatement(): FollowUpStatement | undefined {
+  return followUpStatementMade.statement;
+}
+
+/**
+ * Makes the statement followUpStatement() returns, in the background: called when a delivery needed
+ * it and had none, or had one that `failed` (made afresh, as pg-boss reads its layout now). Not
+ * before: a process that only ever records first installs never starts its job engine, and a
+ * delivery never waits for it to start.
+ */
+export function makeFollowUpStatement(failed?: FollowUpStatement): void {
+  const { statement, making: underWay } = followUpStatementMade;
+  if (underWay || (statement && statement !== failed)) return;
+  const making = (async () => {
+    const boss = await jobEngine();
+    const { queue, data, options } = followUpJob({ kind: "install-check", installRowId: INSTALL_ROW_ID_PLACEHOLDER });
+    let kept: { text: string; values?: unknown[] } | undefined;
+    const keep = { executeSql: async (text: string, values?: unknown[]) => ((kept = { text, values }), { rows: [] }) };
+    await boss.send(queue, data, { ...options, db: keep });
+    const param = kept?.values?.[0];
+    if (!kept || kept.values?.length !== 1 || typeof param !== "string" || !param.includes(INSTALL_ROW_ID_PLACEHOLDER)) {
+      throw new Error("pg-boss's insert of a job did not take the one JSON parameter it used to");
+    }
+    followUpStatementMade = { statement: { sql: kept.text, param, placeholder: INSTALL_ROW_ID_PLACEHOLDER } };
+  })().catch((error: unknown) => {
+    logger.warn({ err: error }, "a re-consent's check is enqueued after its delivery's statement: its insert could not be made in advance");
+    followUpStatementMade = {};
+  });
+  followUpStatementMade = { making };
+}
+
+/**
  * A new install's first sync, right after its callback. Not in the callback's transaction: the
  * authorization code is spent by then, so a job engine that is away must not fail the install; the
  * scheduled sync picks the install up within minutes anyway (lib/jobs/kinds.ts).

@@ -33,9 +33,9 @@ export const STATE_MOVED = "PAF01";
 export type FastPathOutcome = "processed" | "ignored" | "duplicate" | "full";
 /**
  * A delivery the statement processed whose follow-up the receiver enqueues once the statement has
- * committed. A statement cannot enqueue a job itself (a job is pg-boss's row, written by pg-boss), so
- * the statement must also have made the follow-up durable on its own before it returns this: if the
- * process dies before the job is enqueued, a sweep still does the work (see install-created.ts).
+ * committed: the statement could not enqueue it with pg-boss's own insert (see install-created.ts),
+ * so it must also have made the follow-up durable on its own before it returns this: if the process
+ * dies before the job is enqueued, a sweep still does the work.
  */
 export type FastPathWithFollowUp = { outcome: "processed"; followUp: FollowUp };
 export type FastPathResult = FastPathOutcome | FastPathWithFollowUp;

@@ -7,8 +7,9 @@
 //      duplicate or a replay has no second effect;
 //   6. the handler for its event type (one file per event in ./handlers, listed in
 //      ./handlers/index.ts), whose follow-up work, if any, is enqueued as a job in that same
-//      transaction (durable: see HandlerResult in ./handler.ts), or, on the one-statement path,
-//      made durable by the statement and enqueued right after it commits (FastPathResult).
+//      transaction (durable: see HandlerResult in ./handler.ts); on the one-statement path, in the
+//      statement too, or, where it could not be, made durable by the statement and enqueued right
+//      after it commits (FastPathResult).
 // Each outcome is a status code and a small JSON body with no secret in it. A delivery refused before
 // it could be recorded (steps 1, 2 and 4) is counted for the console's log (./rejections.ts).
 //
@@ -118,9 +119,10 @@ export async function receiveWebhook(
   if (fastPath && !options.fullPathOnly) {
     const answer = await withConnectionBefore(deadline, (client) => fastPath(client, delivery, envelope)).catch((error: unknown) => {
       // A row committed while the statement waited for its lock (a unique index refused the
-      // insert, or the row it decided on moved): the statement was rolled back whole, and the
-      // state it met is the full path's to decide.
-      if (isUniqueViolation(error) || isStateMoved(error)) return "full" as const;
+      // insert, or the row it decided on moved), or a lock it would not wait for (a re-consent's
+      // job, ./handlers/install-created.ts): the statement was rolled back whole, and the state it
+      // met is the full path's to decide.
+      if (isUniqueViolation(error) || isStateMoved(error) || isLockNotAvailable(error)) return "full" as const;
       throw error;
     });
     const outcome = typeof answer === "string" ? answer : answer.outcome;
@@ -240,5 +242,7 @@ async function recordIgnoredAtOnce(client: Queryable, delivery: DeliveryRecord, 
 const sqlState = (error: unknown): unknown => (typeof error === "object" && error !== null && "code" in error ? error.code : undefined);
 /** PostgreSQL's unique_violation (SQLSTATE 23505). */
 const isUniqueViolation = (error: unknown) => sqlState(error) === "23505";
+/** PostgreSQL's lock_not_available (SQLSTATE 55P03): a lock not granted within lock_timeout. */
+const isLockNotAvailable = (error: unknown) => sqlState(error) === "55P03";
 /** A one-statement path found its row moved under it (./handler.ts, STATE_MOVED). */
 const isStateMoved = (error: unknown) => sqlState(error) === STATE_MOVED;

@@ -56,6 +56,15 @@ class DeliveryMaker {
     });
   }
 
+  /**
+   * install.created again for installs the app holds as ACTIVE (a re-consent: the operator approved
+   * again from the portal), under a new slug: the delivery recorded, the slug learned, and a check of
+   * the install enqueued (lib/webhooks/handlers/install-created.ts).
+   */
+  reconsented(installIds: number[]): Signed[] {
+    return installIds.map((installId) => this.sign("install.created", installId, { operator_id: installId, slug: `bench-${installId}-again` }));
+  }
+
   /** install.revoked of installs the app holds as ACTIVE. */
   revoked(installIds: number[]): Signed[] {
     return installIds.map((installId) => this.sign("install.revoked", installId, { operator_id: installId }));
@@ -191,7 +200,7 @@ export async function webhookIngest({ stack, offset }: BenchContext) {
       ` app CPU in ms per delivery; 1-minute load average (${cores} cores) ==`,
   );
   console.log(
-    "(a) is first-time install.created (the one-statement path); each event type and the mix run beside it in every repetition.\n" +
+    "(a) is first-time install.created (the one-statement path); each event type, a re-consent of (a)'s installs and the mix run beside it in every repetition.\n" +
       "mix: 40% first-time install.created, 20% install.config.updated, 20% install.revoked, 20% copies of deliveries already recorded.",
   );
 
@@ -202,6 +211,7 @@ export async function webhookIngest({ stack, offset }: BenchContext) {
     await send(appUrl, make.configured(warm.slice(0, 100).map((d) => d.installId)), 8);
     await send(appUrl, make.revoked(warm.slice(100, 200).map((d) => d.installId)), 8);
     await send(appUrl, warm.slice(0, 100), 8);
+    await send(appUrl, make.reconsented(warm.slice(200, 300).map((d) => d.installId)), 8);
     for (const [, url] of baselines) await send(url, make.created(100), 8);
   }
 
@@ -228,6 +238,8 @@ export async function webhookIngest({ stack, offset }: BenchContext) {
       const installIds = created.map((d) => d.installId);
       const configured = make.configured(installIds);
       const byType: [string, Signed[]][] = [
+        // Before the revocations below: a re-consent of an ACTIVE install, the common case.
+        ["install.created, re-consent", make.reconsented(installIds)],
         ["install.config.updated", configured],
         // Copies of deliveries recorded above (the service's replay of a delivery already received).
         ["copies of recorded deliveries", shuffled([...created.slice(0, PER_RUN / 2), ...configured.slice(0, PER_RUN / 2)])],

@@ -248,6 +248,26 @@ async function countingStatements<T>(work: (client: pg.Client) => Promise<T>): P
   }
 }
 
+/**
+ * Every statement this process sends while `work` runs (the ingest pool's, Prisma's through its pg
+ * adapter, pg-boss's), counted where they all pass: node-postgres's Client#query. Each is one round
+ * trip (node-postgres sends a query only once the one before it has answered).
+ */
+async function sentOnTheWire<T>(work: () => Promise<T>): Promise<{ answers: T; sent: string[] }> {
+  const sent: string[] = [];
+  const query = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const text = typeof args[0] === "string" ? args[0] : (args[0] as { text?: string })?.text;
+    sent.push(String(text).replace(/\s+/g, " ").slice(0, 100));
+    return (query as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof query;
+  try {
+    return { answers: await work(), sent };
+  } finally {
+    pg.Client.prototype.query = query;
+  }
+}
+
 /** The receiver's arguments to a one-statement path, as receiveWebhook builds them. */
 function parsedDelivery(d: Delivery & { id: string }) {
   const deliveredAt = new Date((d.deliveredAt ?? now()) * 1000);
@@ -286,7 +306,7 @@ describe("the one-statement paths of a re-install, a re-consent, install.revoked
     ]);
   });
 
-  it("a re-consent takes one statement, which leaves the install due for the sweep's check; a copy asks for nothing", async () => {
+  it("a re-consent takes one statement, which leaves the install due for the sweep's check when its job cannot go in with it; a copy asks for nothing", async () => {
     const first = body(created(9001));
     await receiveWebhook(enc(first), sign(first));
     await grantFor(9001);
@@ -295,11 +315,14 @@ describe("the one-statement paths of a re-install, a re-consent, install.revoked
     const installRowId = (await sql<{ id: string }>("SELECT id FROM installs WHERE install_id = 9001"))[0]!.id;
     expect(await findInstallsDueForCheck()).toEqual([]);
 
+    // The job engine refuses the job (or its insert is not made yet): the statement returns the
+    // install to check, for the receiver to enqueue after the commit.
     const again = parsedDelivery({ ...created(9001, 1002, undefined, "harbor-ev-north"), id: "whd_again" });
+    await sql("ALTER TABLE pgboss.job_common ADD CONSTRAINT p12_test_refuse CHECK (name <> 'install-check') NOT VALID");
     const { result, statements } = await countingStatements(async (client) => [
       await recordInstallCreatedAtOnce(client, again.delivery, again.envelope),
       await recordInstallCreatedAtOnce(client, again.delivery, again.envelope),
-    ]);
+    ]).finally(() => sql("ALTER TABLE pgboss.job_common DROP CONSTRAINT p12_test_refuse"));
     expect(result).toEqual([{ outcome: "processed", followUp: { kind: "install-check", installRowId } }, "duplicate"]);
     expect(statements).toBe(2);
     // The process "died" before enqueueing the job (nothing here enqueues it): the statement alone
@@ -342,6 +365,31 @@ describe("the one-statement paths of a re-install, a re-consent, install.revoked
     ]);
   });
 
+  it("every install.created is one round trip to the database, a re-consent's check included (counted on the wire)", async () => {
+    // Re-consents first, uncounted: the job engine starts, and pg-boss makes its insert of the check
+    // (lib/jobs/enqueue.ts, followUpStatement), once per process, not per delivery.
+    const first = body(created(9001));
+    await receiveWebhook(enc(first), sign(first));
+    await grantFor(9001);
+    for (const warm of [body(created(9001)), body(created(9001))]) await receiveWebhook(enc(warm), sign(warm));
+    await sql("DELETE FROM pgboss.job WHERE name = 'install-check'");
+
+    const reconsent = body(created(9001, 1002, "whd_reconsent", "harbor-ev-north"));
+    const firstInstall = body(created(9101, 1003));
+    const { answers, sent } = await sentOnTheWire(async () => [
+      (await receiveWebhook(enc(reconsent), sign(reconsent))).body,
+      (await receiveWebhook(enc(reconsent), sign(reconsent))).body,
+      (await receiveWebhook(enc(firstInstall), sign(firstInstall))).body,
+    ]);
+    expect(answers).toEqual([{ status: "processed" }, { status: "duplicate" }, { status: "processed" }]);
+    // One each: the re-consent, its copy, a first install.
+    expect(sent, sent.join("\n")).toHaveLength(3);
+    expect(await sql("SELECT slug FROM installs WHERE install_id = 9001")).toEqual([{ slug: "harbor-ev-north" }]);
+    expect((await state()).followUps).toEqual([
+      { name: "install-check", state: "created", priority: 1, cause: "webhook", operator_id: "1002", install_id: 9001, keyed_by_install: true },
+    ]);
+  });
+
   it("a job engine that is slow to take a re-consent's check does not hold the answer past the delivery's deadline", async () => {
     const first = body(created(9001));
     await receiveWebhook(enc(first), sign(first));
@@ -365,18 +413,42 @@ describe("the one-statement paths of a re-install, a re-consent, install.revoked
     await expect.poll(async () => (await state()).followUps.length, { timeout: 5_000 }).toBe(1);
   });
 
-  it("install.created answers \"full\" and writes nothing for a stored install that needs re-authorization, or is another operator's", async () => {
+  it("a re-consent of an install that needs re-authorization is one statement with its check, or nothing recorded; another operator's install_id is the full transaction's", async () => {
     const first = body(created(9001));
     await receiveWebhook(enc(first), sign(first));
+    // Re-consents of the active install first: pg-boss's insert of the check is made once one needs it.
+    for (const warm of [body(created(9001)), body(created(9001))]) await receiveWebhook(enc(warm), sign(warm));
+    await sql("DELETE FROM pgboss.job WHERE name = 'install-check'");
     await setStatus(9001, "NEEDS_REAUTH");
-    const again = parsedDelivery({ ...created(9001), id: "whd_again" });
+    // Probed a minute ago: the probe's throttle, which the re-consent must leave as it is.
+    await sql("UPDATE installs SET last_reconciled_at = now() - interval '1 minute'");
+    const again = parsedDelivery({ ...created(9001, 1002, undefined, "harbor-ev-north"), id: "whd_again" });
     const other = parsedDelivery({ ...created(9001, 1003), id: "whd_other" });
     const { result, statements } = await countingStatements(async (client) => [
       await recordInstallCreatedAtOnce(client, again.delivery, again.envelope),
+      await recordInstallCreatedAtOnce(client, again.delivery, again.envelope),
       await recordInstallCreatedAtOnce(client, other.delivery, other.envelope),
     ]);
-    expect({ result, statements }).toEqual({ result: ["full", "full"], statements: 2 });
-    expect(await sql("SELECT count(*)::int AS n FROM webhook_deliveries")).toEqual([{ n: 1 }]);
+    expect({ result, statements }).toEqual({ result: ["processed", "duplicate", "full"], statements: 3 });
+    expect(await sql("SELECT slug, status, last_reconciled_at > now() - interval '2 minutes' AS throttled FROM installs")).toEqual([
+      { slug: "harbor-ev-north", status: "NEEDS_REAUTH", throttled: true },
+    ]);
+    expect(await sql("SELECT detail FROM webhook_deliveries WHERE dedupe_key = 'id:whd_again'")).toEqual([{ detail: "install 9001 already known" }]);
+    expect((await state()).followUps).toEqual([
+      { name: "install-check", state: "created", priority: 1, cause: "webhook", operator_id: "1002", install_id: 9001, keyed_by_install: true },
+    ]);
+
+    // Its check is its only request (no marker bypasses the throttle): a job that cannot be enqueued
+    // leaves nothing recorded, and the answer is an error (503), as in the full transaction.
+    await sql("DELETE FROM pgboss.job WHERE name = 'install-check'");
+    await sql("ALTER TABLE pgboss.job_common ADD CONSTRAINT p12_test_refuse CHECK (name <> 'install-check') NOT VALID");
+    try {
+      const refused = body(created(9001, 1002, "whd_refused"));
+      await expect(receiveWebhook(enc(refused), sign(refused))).rejects.toThrow();
+      expect(await sql("SELECT 1 FROM webhook_deliveries WHERE dedupe_key = 'id:whd_refused'")).toEqual([]);
+    } finally {
+      await sql("ALTER TABLE pgboss.job_common DROP CONSTRAINT p12_test_refuse");
+    }
   });
 
   it("an install that moves while its re-consent waits for the row lock is left to the full transaction, which sees the move", async () => {

@@ -14,6 +14,10 @@
 // Its details say how many connections this instance may open against what the server allows
 // (lib/db/connection-budget.ts) and warn, never fail, when the two do not fit: an instance that
 // cannot open its last connections still serves, only slower or with errors under load.
+//
+// They also say how far this process's clock is from the service's (lib/partner-api/service-clock.ts),
+// with a warning when it nears the webhook window: also a warning only, since the instance still
+// serves everything but webhooks, and only a fixed clock helps.
 import "server-only";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
@@ -23,6 +27,7 @@ import { env } from "@/lib/env";
 import { logger } from "@/lib/log";
 import { jobSchemaIsReady } from "@/lib/jobs/schema";
 import { readTokenCircuit } from "@/lib/oauth/circuit";
+import { readServiceClock, type ServiceClockReading } from "@/lib/partner-api/service-clock";
 import { isStopping } from "@/lib/shutdown";
 
 /** A readiness answer must come quickly: a probe that hangs is worse than one that says no. */
@@ -58,7 +63,13 @@ export type ConnectionBudgetReport = {
 };
 
 export type Readiness =
-  | { ready: boolean; status: "ready" | "unready"; checks: ReadinessChecks; details?: { connections: ConnectionBudgetReport } }
+  | {
+      ready: boolean;
+      status: "ready" | "unready";
+      checks: ReadinessChecks;
+      /** `connections` when the database answered; `clock` always (nulls until this process has heard from the service). */
+      details: { connections?: ConnectionBudgetReport; clock: ServiceClockReading };
+    }
   /** The process got SIGTERM and is finishing its in-flight work: route nothing new here. */
   | { ready: false; status: "stopping" };
 
@@ -157,5 +168,5 @@ export async function checkReadiness(): Promise<Readiness> {
   // time) is not, because a load balancer that trusts this answer must never route to an app whose
   // tables may not be there. The circuit is reported only (see the top of this file).
   const ready = checks.database === "ok" && checks.migrations === "ok";
-  return { ready, status: ready ? "ready" : "unready", checks, ...(connections ? { details: { connections } } : {}) };
+  return { ready, status: ready ? "ready" : "unready", checks, details: { ...(connections ? { connections } : {}), clock: readServiceClock() } };
 }

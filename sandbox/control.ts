@@ -42,6 +42,8 @@ import { EXTRA_LISTS } from "./lists/index.js";
 import { listRecords } from "./lists/list.js";
 
 const advanceSchema = z.object({ seconds: z.number().finite() });
+/** A year either way is more skew than any test needs, and keeps Date headers and delivered_at valid dates. */
+const wallSkewSchema = z.object({ seconds: z.number().int().min(-366 * 24 * 3600).max(366 * 24 * 3600) }).strict();
 const consumerInstallIdSchema = z.object({ include: z.boolean() });
 const reauthUrlOriginSchema = z
   .object({
@@ -222,6 +224,7 @@ export function controlRoutes(ctx: SandboxContext): Hono {
   app.post("/reset", (c) => {
     ctx.store.replaceState(emptyState());
     ctx.clock.setOffset(0);
+    ctx.clock.setWallSkew(0);
     ctx.rateBudgets.reset();
     ctx.apiFaults.clear();
     ctx.apiFaults.releaseAll(); // requests a timeout fault still holds are dropped: a fresh start
@@ -254,6 +257,16 @@ export function controlRoutes(ctx: SandboxContext): Hono {
     ctx.store.state.clockOffsetSeconds = ctx.clock.offset;
     ctx.store.addEvent("control", ctx.clock.now(), { action: "clock_advanced", seconds: body.data.seconds });
     return c.json({ now: ctx.clock.now().toISOString(), offsetSeconds: ctx.clock.offset });
+  });
+
+  // The service's wall clock off real time (decision 60): its Date headers and webhooks' delivered_at; not persisted.
+  app.get("/wall-clock", (c) => c.json({ now: new Date(ctx.clock.wallNowMs()).toISOString(), skewSeconds: ctx.clock.wallSkewSeconds }));
+  app.post("/wall-clock", async (c) => {
+    const body = wallSkewSchema.safeParse(await readJson(c));
+    if (!body.success) return bad(c, 'Expected {"seconds": <whole seconds, within a year either way>}');
+    ctx.clock.setWallSkew(body.data.seconds);
+    ctx.store.addEvent("control", ctx.clock.now(), { action: "wall_clock_skewed", seconds: body.data.seconds });
+    return c.json({ now: new Date(ctx.clock.wallNowMs()).toISOString(), skewSeconds: ctx.clock.wallSkewSeconds });
   });
 
   app.get("/installs", (c) => c.json({ installs: ctx.store.state.installs.map((install) => installView(ctx, install)) }));

@@ -75,6 +75,12 @@ export async function createSandbox(config: SandboxConfig, options: SandboxOptio
   // Before any route: loopback names only (DNS rebinding), and no control request from another web page.
   app.use("*", hostGuard(ctx));
   app.use("/_sandbox/*", controlOriginGuard(ctx));
+  // Every answer's Date header is the service's wall clock (RFC 9110 §6.6.1), skewed when a test asks (decision 60):
+  // what a client compares its own clock with. Node would otherwise write the real time.
+  app.use("*", async (c, next) => {
+    await next();
+    c.res.headers.set("Date", new Date(clock.wallNowMs()).toUTCString());
+  });
   app.get("/", (c) => c.redirect("/portal", 302));
   const idp = new Hono();
   idp.route("/", discoveryRoutes(ctx));

@@ -10,8 +10,8 @@
 // delivered_at is the wall clock, NOT the sandbox clock (README decision 30). The sandbox clock's offset
 // fast-forwards lifetimes (codes, tokens, consent requests, rate windows); it does not model a service whose
 // wall clock is wrong. The app checks delivered_at against its own real clock (contract §6.4), so signing with
-// the moved clock would make every delivery look stale after a test moves time. A stale or skewed delivery is
-// asked for explicitly with the `late` mode.
+// the moved clock would make every delivery look stale after a test moves time. A stale delivery is asked for
+// explicitly with the `late` mode; a service whose wall clock is off, with the wall-clock skew (decision 60).
 import { z } from "zod";
 import type { SandboxClock } from "./clock.js";
 import type { SandboxConfig } from "./config.js";
@@ -152,10 +152,6 @@ export function signWebhookBody(secret: string, rawBody: string | Buffer): strin
   return `sha256=${hmacSha256Hex(secret, rawBody)}`;
 }
 
-/** Whole seconds since the epoch on the real wall clock: what delivered_at carries (see the top of this file). */
-export function wallClockEpochSeconds(): number {
-  return Math.floor(Date.now() / 1000);
-}
 
 export function createWebhookSender(
   config: SandboxConfig,
@@ -164,6 +160,8 @@ export function createWebhookSender(
   log: (line: string) => void,
 ): WebhookSender {
   const modes = new WebhookModes();
+  /** Whole seconds since the epoch on the service's wall clock: what delivered_at carries (see the top of this file). */
+  const wallClockEpochSeconds = () => Math.floor(clock.wallNowMs() / 1000);
 
   /**
    * A handshake's delivery also says how it was signed (the header's name, never the secret) and what the sandbox

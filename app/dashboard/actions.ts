@@ -6,6 +6,7 @@ import { redirect } from "next/navigation";
 import { currentOperator } from "@/lib/auth/operator-session";
 import { secureCookies } from "@/lib/auth/options";
 import { formOf } from "@/lib/http/server-action-body";
+import { acceptedTimeZones } from "@/lib/i18n/database-zones";
 import { DISPLAY_COOKIE_MAX_AGE, LOCALE_COOKIE, ZONE_COOKIE, parseDisplaySettings } from "@/lib/i18n/settings";
 import { checkReauthorizationNow, recordReauthRequested } from "@/lib/installs/reauth";
 
@@ -38,13 +39,17 @@ export async function checkReauthorizationAction(): Promise<void> {
  * dashboard picks its language and zone in (docs/spec-gaps.md A151). Kept in two cookies of this
  * browser (A152: a language is a person's), httpOnly (no script needs them; the server reads them)
  * and SameSite=Lax like the session. "Automatic" removes a choice. A value that is not a shipped
- * language or a real IANA zone changes nothing and the page says so: the form is a stranger's input.
+ * language or a real IANA zone, or a zone the database reads otherwise (lib/i18n/database-zones.ts),
+ * changes nothing and the page says so: the form is a stranger's input.
  */
 export async function saveDisplaySettingsAction(form: FormData): Promise<void> {
   const operator = await currentOperator();
   if (!operator) redirect("/dashboard");
-  const parsed = parseDisplaySettings(formOf(form));
-  if (!parsed.ok) redirect(`/dashboard/settings?display=${parsed.field === "locale" ? "bad-locale" : "bad-zone"}#display`);
+  const posted = formOf(form);
+  const zone = posted.get("timeZone");
+  const accepted = await acceptedTimeZones([typeof zone === "string" ? zone : null]);
+  const parsed = parseDisplaySettings(posted, (value) => accepted.has(value));
+  if (!parsed.ok) redirect(`/dashboard/settings?display=${{ locale: "bad-locale", timeZone: "bad-zone", unsupportedZone: "unsupported-zone" }[parsed.field]}#display`);
 
   const jar = await cookies();
   const options = { httpOnly: true, sameSite: "lax" as const, path: "/", secure: secureCookies(), maxAge: DISPLAY_COOKIE_MAX_AGE };

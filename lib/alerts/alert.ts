@@ -18,6 +18,9 @@
 //   client.circuit_closed     resolved  a token request succeeded again after that
 //   sync.failing              firing    ALERT_SYNC_FAILURES sync runs of an install failed in a row
 //   sync.recovered            resolved  a sync run of that install completed after the alert, or it was uninstalled
+//   clock.skewed              firing    this host's clock is at least half the webhook window off the service's
+//                                       (its Date headers, lib/partner-api/service-clock.ts)
+//   clock.recovered           resolved  it agrees again (within a quarter of the window)
 //   digest.firing             firing    more than ALERT_DIGEST_THRESHOLD installs entered one of the three
 //                                       per-install troubles within the window: their alerts are held (digest.ts)
 //   digest.recovered          resolved  every install that digest held has recovered
@@ -35,13 +38,15 @@ export const ALERT_TYPES = [
   "client.circuit_closed",
   "sync.failing",
   "sync.recovered",
+  "clock.skewed",
+  "clock.recovered",
   "digest.firing",
   "digest.recovered",
 ] as const;
 
 export type AlertType = (typeof ALERT_TYPES)[number];
 
-const RESOLVING: ReadonlySet<AlertType> = new Set(["install.recovered", "install.revoked", "client.circuit_closed", "sync.recovered", "digest.recovered"]);
+const RESOLVING: ReadonlySet<AlertType> = new Set(["install.recovered", "install.revoked", "client.circuit_closed", "sync.recovered", "clock.recovered", "digest.recovered"]);
 
 /** The install an alert is about: ids and names only (never its tokens, its config or its data). */
 const AlertInstallSchema = z.object({

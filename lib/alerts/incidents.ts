@@ -228,3 +228,53 @@ function syncDraft(type: "sync.failing" | "sync.recovered", install: AlertInstal
         : `The sync of ${who} recovered: a run completed.`;
   return { type, incident: syncIncident(install.rowId), summary, install, details };
 }
+
+// ----- the app's clock against the service's (lib/partner-api/service-clock.ts) --------------------
+
+/**
+ * A clock is a machine's, so the incident is the host's: every process on it shares one (the web
+ * server, the worker), and a fleet where one host drifts alerts for that host alone. The key's
+ * prefix is written into the statements, so a test counting a call's statements can tell them apart.
+ */
+const clockIncident = (host: string) => `clock:${host}`;
+
+/** This host's clock neared the webhook window: one clock.skewed per incident, whichever process saw it first. */
+export async function alertOnClockSkewed(
+  host: string,
+  skew: { skewSeconds: number; source: string; toleranceSeconds: number; summary: string },
+): Promise<void> {
+  await db().$transaction(async (tx) => {
+    const now = new Date();
+    const opened = await tx.$queryRaw<{ key: string }[]>`
+      INSERT INTO alert_incidents (key, open, opened_at, updated_at) VALUES ('clock:' || ${host}, true, ${now}, ${now})
+      ON CONFLICT (key) DO UPDATE SET open = true, opened_at = EXCLUDED.opened_at, closed_at = NULL, updated_at = EXCLUDED.updated_at
+      WHERE NOT alert_incidents.open
+      RETURNING key`;
+    if (opened.length === 0) return;
+    await raiseAlert(tx, {
+      type: "clock.skewed",
+      incident: clockIncident(host),
+      summary: `On ${host}, ${skew.summary}.`,
+      details: { host, skewSeconds: skew.skewSeconds, toleranceSeconds: skew.toleranceSeconds, source: skew.source },
+    });
+  });
+}
+
+/** This host's clock agrees with the service's again (or a process started after it was fixed): an open incident closes. */
+export async function alertOnClockInSync(host: string, skewSeconds: number): Promise<void> {
+  // One indexed read first, so the usual case (no incident) costs no transaction.
+  const [incident] = await db().$queryRaw<{ open: boolean }[]>`SELECT open FROM alert_incidents WHERE key = 'clock:' || ${host}`;
+  if (!incident?.open) return;
+  await db().$transaction(async (tx) => {
+    const closed = await tx.$queryRaw<{ key: string }[]>`
+      UPDATE alert_incidents SET open = false, closed_at = now(), updated_at = now()
+      WHERE key = 'clock:' || ${host} AND open RETURNING key`;
+    if (closed.length === 0) return; // another process closed it first, and raised the alert
+    await raiseAlert(tx, {
+      type: "clock.recovered",
+      incident: clockIncident(host),
+      summary: `On ${host}, the app's clock agrees with the service's again (${skewSeconds} s apart): webhooks are checked against a clock that is right.`,
+      details: { host, skewSeconds },
+    });
+  });
+}

@@ -117,7 +117,10 @@ export function resolveDisplay(input: {
   countries?: readonly (string | null)[];
   acceptLanguage?: string | null;
   browserZone?: string | null;
+  /** Which zones the server may use (lib/i18n/database-zones.ts): a zone it refuses counts as none. */
+  acceptZone?: (zone: string) => boolean;
 }): Display {
+  const usable = (zone: string | null | undefined): zone is string => isTimeZone(zone) && (input.acceptZone?.(zone) ?? true);
   const countries = new Set((input.countries ?? []).filter((c): c is string => !!c).map((c) => c.trim().toUpperCase()));
   const country = countries.size === 1 ? COUNTRY_DEFAULTS[[...countries][0]!] : undefined;
 
@@ -130,9 +133,9 @@ export function resolveDisplay(input: {
 
   let timeZone = DEFAULT_TIME_ZONE;
   let zoneFrom: DisplaySource = "default";
-  if (isTimeZone(input.chosenZone)) [timeZone, zoneFrom] = [input.chosenZone, "choice"];
-  else if (country) [timeZone, zoneFrom] = [country.timeZone, "country"];
-  else if (isTimeZone(input.browserZone)) [timeZone, zoneFrom] = [input.browserZone, "browser"];
+  if (usable(input.chosenZone)) [timeZone, zoneFrom] = [input.chosenZone, "choice"];
+  else if (country && usable(country.timeZone)) [timeZone, zoneFrom] = [country.timeZone, "country"];
+  else if (usable(input.browserZone)) [timeZone, zoneFrom] = [input.browserZone, "browser"];
 
   return { locale, timeZone, localeFrom, zoneFrom };
 }

@@ -7,8 +7,9 @@ import { cookies, headers } from "next/headers";
 import { cache } from "react";
 import { currentOperator } from "@/lib/auth/operator-session";
 import { db } from "@/lib/db/client";
+import { acceptedTimeZones } from "./database-zones";
 import { formatterFor, type Formatter } from "./format";
-import { resolveDisplay, zoneLabel, type Display } from "./locales";
+import { COUNTRY_DEFAULTS, resolveDisplay, zoneLabel, type Display } from "./locales";
 import { translator, type Translator } from "./messages";
 import { BROWSER_ZONE_COOKIE, LOCALE_COOKIE, ZONE_COOKIE } from "./settings";
 
@@ -38,12 +39,20 @@ function decoded(value: string | undefined): string | undefined {
 
 export const dashboardI18n = cache(async (): Promise<DashboardI18n> => {
   const [jar, head, operator] = await Promise.all([cookies(), headers(), currentOperator()]);
+  const chosenZone = decoded(jar.get(ZONE_COOKIE)?.value);
+  const browserZone = decoded(jar.get(BROWSER_ZONE_COOKIE)?.value);
+  // A stored zone the database reads otherwise (a choice made before it was refused, a browser's) counts as none.
+  const [countries, accepted] = await Promise.all([
+    operator ? installCountries(operator.installRowId) : [],
+    acceptedTimeZones([chosenZone, browserZone, ...Object.values(COUNTRY_DEFAULTS).map((country) => country.timeZone)]),
+  ]);
   const display = resolveDisplay({
     chosenLocale: jar.get(LOCALE_COOKIE)?.value,
-    chosenZone: decoded(jar.get(ZONE_COOKIE)?.value),
-    countries: operator ? await installCountries(operator.installRowId) : [],
+    chosenZone,
+    countries,
     acceptLanguage: head.get("accept-language"),
-    browserZone: decoded(jar.get(BROWSER_ZONE_COOKIE)?.value),
+    browserZone,
+    acceptZone: (zone) => accepted.has(zone),
   });
   const t = translator(display.locale);
   return {

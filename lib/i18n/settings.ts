@@ -25,13 +25,21 @@ export const DisplaySettingsSchema = z.object({
 
 export type DisplaySettings = z.output<typeof DisplaySettingsSchema>;
 
-export function parseDisplaySettings(form: { get(name: string): unknown }): { ok: true; settings: DisplaySettings } | { ok: false; field: "locale" | "timeZone" } {
+/**
+ * `acceptZone`: the server's further check (lib/i18n/database-zones.ts): a real zone that the database
+ * reads otherwise is refused too, as `unsupportedZone`, so the page can say why.
+ */
+export function parseDisplaySettings(
+  form: { get(name: string): unknown },
+  acceptZone: (zone: string) => boolean = () => true,
+): { ok: true; settings: DisplaySettings } | { ok: false; field: "locale" | "timeZone" | "unsupportedZone" } {
   const parsed = DisplaySettingsSchema.safeParse({ locale: form.get("locale"), timeZone: form.get("timeZone") });
-  if (parsed.success) return { ok: true, settings: parsed.data };
-  return { ok: false, field: parsed.error.issues[0]?.path[0] === "timeZone" ? "timeZone" : "locale" };
+  if (!parsed.success) return { ok: false, field: parsed.error.issues[0]?.path[0] === "timeZone" ? "timeZone" : "locale" };
+  if (parsed.data.timeZone !== null && !acceptZone(parsed.data.timeZone)) return { ok: false, field: "unsupportedZone" };
+  return { ok: true, settings: parsed.data };
 }
 
-/** The zones the form offers: UTC first, then every zone Intl knows, by name. */
+/** The zones Intl knows: UTC first, then by name. The form offers those the database reads alike too. */
 export function selectableTimeZones(): string[] {
   return ["UTC", ...Intl.supportedValuesOf("timeZone").filter((zone) => zone !== "UTC")];
 }

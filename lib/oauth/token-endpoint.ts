@@ -8,6 +8,7 @@ import * as oidc from "openid-client";
 import { z } from "zod";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/log";
+import { noteServiceDate } from "@/lib/partner-api/service-clock";
 
 /**
  * contract §2: the access token lives one hour and `expires_in` is "just under one hour". Assumed
@@ -94,6 +95,20 @@ function isLoopback(url: URL): boolean {
   return ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
 }
 
+/**
+ * openid-client's requests (discovery, token requests), each answer's Date header noted: the
+ * identity provider is the service too, and the callback and refreshes talk to it when no API call
+ * happens (lib/partner-api/service-clock.ts).
+ */
+const fetchNotingTheClock: oidc.CustomFetch = async (url, options) => {
+  const sentAtMs = Date.now();
+  // The options are fetch's own, passed on as openid-client's documentation does; only the typing of
+  // a Uint8Array body (ArrayBufferLike) is wider than RequestInit's.
+  const response = await fetch(url, options as RequestInit);
+  noteServiceDate(response.headers.get("Date"), "identity-provider", sentAtMs, Date.now());
+  return response;
+};
+
 let configPromise: Promise<oidc.Configuration> | undefined;
 
 /** Discovers the identity provider once per process (cached; retried after a failure). */
@@ -112,9 +127,10 @@ async function oauthConfiguration(): Promise<oidc.Configuration> {
       OAUTH_CLIENT_ID,
       { token_endpoint_auth_method: "client_secret_post" },
       oidc.ClientSecretPost(OAUTH_CLIENT_SECRET),
-      { execute: insecure ? [oidc.allowInsecureRequests] : [], timeout: Math.ceil(HTTP_TIMEOUT_MS / 1000) },
+      { execute: insecure ? [oidc.allowInsecureRequests] : [], timeout: Math.ceil(HTTP_TIMEOUT_MS / 1000), [oidc.customFetch]: fetchNotingTheClock },
     );
     config.timeout = Math.ceil(HTTP_TIMEOUT_MS / 1000);
+    config[oidc.customFetch] = fetchNotingTheClock;
     return config;
   })();
   try {

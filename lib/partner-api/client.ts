@@ -4,7 +4,8 @@
 //   1. waits for the install's rate budget (lib/partner-api/budget.ts), within the caller's deadline;
 //   2. is sent with a timeout (HTTP_TIMEOUT_MS, and never past the deadline);
 //   3. has its RateLimit-* headers read against the budget (public-facts.md);
-//   4. after a 429, holds the install's budget until the window resets (RateLimit-ResetsIn), or for
+//   4. has its Date header compared with the app's clock (./service-clock.ts: webhooks depend on it);
+//   5. after a 429, holds the install's budget until the window resets (RateLimit-ResetsIn), or for
 //      an exponential backoff with full jitter when the service does not say, then retries; after a
 //      5xx or a timeout, retries idempotent requests only, with jittered backoff. Retries are
 //      bounded (API_MAX_RETRIES) and each one takes budget like any request.
@@ -41,6 +42,7 @@ import {
   type Consumer,
   type RawListPage,
 } from "./schemas";
+import { noteServiceDate } from "./service-clock";
 import { isServiceUrl, originForLog } from "./service-origins";
 
 /**
@@ -276,6 +278,7 @@ async function sendRequest<T extends z.ZodType>(accessToken: string, call: ApiCa
     count.requests += 1;
     trace.attempt(retries + 1);
     const sentAt = performance.now();
+    const sentAtMs = Date.now();
     let response: Response;
     try {
       response = await fetch(url, {
@@ -297,6 +300,8 @@ async function sendRequest<T extends z.ZodType>(accessToken: string, call: ApiCa
     }
 
     count.requestMs += performance.now() - sentAt;
+    // Every answer, an error's too, says the service's time: how far off the app's clock is (./service-clock.ts).
+    noteServiceDate(response.headers.get("Date"), "api", sentAtMs, Date.now());
     const limits = readRateLimitHeaders(response.headers);
     trace.answered(response.status, { remaining: limits.remaining, quota: limits.quota ?? grant?.quota });
     if (call && grant) await observeAnswer(call.installRowId, grant, limits);

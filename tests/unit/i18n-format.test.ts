@@ -143,6 +143,22 @@ describe("the settings form's input", () => {
     expect(parseDisplaySettings(form({ locale: "auto", timeZone: "Europe/Atlantis" }))).toEqual({ ok: false, field: "timeZone" });
     expect(parseDisplaySettings(form({ timeZone: "UTC" }))).toEqual({ ok: false, field: "locale" });
   });
+
+  it("refuses a real zone the server does not accept (the database reads it otherwise), saying so apart", () => {
+    const accept = (zone: string) => zone !== "CET";
+    expect(parseDisplaySettings(form({ locale: "auto", timeZone: "CET" }), accept)).toEqual({ ok: false, field: "unsupportedZone" });
+    expect(parseDisplaySettings(form({ locale: "auto", timeZone: "Europe/Brussels" }), accept)).toEqual({ ok: true, settings: { locale: null, timeZone: "Europe/Brussels" } });
+    expect(parseDisplaySettings(form({ locale: "auto", timeZone: "auto" }), () => false)).toEqual({ ok: true, settings: { locale: null, timeZone: null } });
+  });
+});
+
+describe("a zone the server does not accept, already stored", () => {
+  it("counts as none: the next in the order is used (country, browser, UTC)", () => {
+    const acceptZone = (zone: string) => zone !== "CET";
+    expect(resolveDisplay({ chosenZone: "CET", browserZone: "Europe/Brussels", acceptZone })).toMatchObject({ timeZone: "Europe/Brussels", zoneFrom: "browser" });
+    expect(resolveDisplay({ chosenZone: "CET", countries: ["NO"], acceptZone })).toMatchObject({ timeZone: "Europe/Oslo", zoneFrom: "country" });
+    expect(resolveDisplay({ chosenZone: "CET", browserZone: "CET", acceptZone })).toMatchObject({ timeZone: "UTC", zoneFrom: "default" });
+  });
 });
 
 describe("no formatter built per call (issue 34: 16-25 ms of app CPU per page, against 6-8 ms before)", () => {

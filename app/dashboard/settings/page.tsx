@@ -15,6 +15,7 @@ import { loadDashboardInstall } from "@/lib/installs/dashboard";
 import { LOCALES, type Display, type DisplaySource } from "@/lib/i18n/locales";
 import type { MessageKey, Translator } from "@/lib/i18n/messages";
 import { dashboardI18n } from "@/lib/i18n/request";
+import { acceptedTimeZones } from "@/lib/i18n/database-zones";
 import { AUTOMATIC, LOCALE_COOKIE, ZONE_COOKIE, selectableTimeZones } from "@/lib/i18n/settings";
 import { cookies } from "next/headers";
 import { saveDisplaySettingsAction } from "../actions";
@@ -81,7 +82,11 @@ async function DisplayForm({ i18n, outcome }: { i18n: Display & { t: Translator;
         ? { text: t("display.badLocale"), tone: "text-red-800" }
         : outcome === "bad-zone"
           ? { text: t("display.badTimeZone"), tone: "text-red-800" }
-          : null;
+          : outcome === "unsupported-zone"
+            ? { text: t("display.unsupportedTimeZone"), tone: "text-red-800" }
+            : null;
+  // Only zones the database reads as Intl does (lib/i18n/database-zones.ts): one statement per process.
+  const zones = await acceptedTimeZones(selectableTimeZones());
   return (
     <div className="space-y-3 text-sm">
       <p className="text-slate-600">{t("display.text")}</p>
@@ -114,7 +119,7 @@ async function DisplayForm({ i18n, outcome }: { i18n: Display & { t: Translator;
           {t("display.timeZone")}
           <select name="timeZone" defaultValue={chosenZone ?? AUTOMATIC} className="max-w-64 rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm text-slate-900">
             <option value={AUTOMATIC}>{t("display.automatic")}</option>
-            {selectableTimeZones().map((zone) => (
+            {[...zones].map((zone) => (
               <option key={zone} value={zone}>
                 {zone}
               </option>

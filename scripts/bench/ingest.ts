@@ -1,6 +1,6 @@
 // `npm run bench -- ingest`: webhook ingest, each event type and a mix of them beside the first-time
 // install.created (the one-statement path every other figure is compared with) and two baselines,
-// then a burst whose every answer is checked against the database.
+// and, as the section `burst`, 2,000 deliveries at once whose every answer is checked against the database.
 //
 // Figures a skeptic can weigh: every timed figure is measured BENCH_INGEST_REPS times (default 5, at
 // least 3) and printed as the median with its range (min-max), with the machine's 1-minute load
@@ -259,6 +259,18 @@ export async function webhookIngest({ stack, offset }: BenchContext) {
     }
   }
   await bare.stop();
+  await closeSql();
+}
+
+/**
+ * `npm run bench -- burst`: BURST deliveries at once, BURST_REPS times, each answer checked against
+ * the database. A section of its own, so that it can be measured alone.
+ */
+export async function webhookBurst({ stack }: BenchContext) {
+  const appUrl = `${stack.env.APP_URL}/api/webhooks`;
+  const make = new DeliveryMaker(stack.env.WEBHOOK_SECRET!);
+  // Warm the path (JIT, plan caches, connections), as the ingest section does before it times.
+  await send(appUrl, make.created(300), 8);
 
   // The burst: BURST deliveries sent at once, each on its own connection, as a replay of many would
   // arrive (contract §6: the service waits 10 s and never retries, so every non-2xx here is a lost

@@ -7,7 +7,19 @@
 // be sure that nothing it asked for runs afterwards. Prisma's pool cannot abandon one waiter, and a
 // query queued behind it would still run (and record the delivery) after the app answered 503.
 // pg-pool can: the waiter gives up, and the connection, when it comes, goes back unused.
+//
+// Admission (issue 34, docs/spec-gaps.md A201): a delivery that the pool cannot record before its
+// deadline is refused at once, not after waiting for the deadline, and never started so late that
+// it answers 200 after the service stopped waiting (contract §6: 10 s; a late answer is a failure).
+// The estimate is the simplest that follows the database's actual pace: the recent time a delivery
+// holds a connection (a moving average over every checkout, both paths) times the rounds of the
+// pool's size ahead of it (connections in use plus waiters). It needs no setting and no knowledge of
+// the machine; a wrong guess costs little, since it is checked again when the connection comes (a
+// delivery whose own recording would end after its deadline gives it back unused) and the wait is
+// still bounded by the deadline itself. A fixed queue bound was the alternative: it would be right
+// for one machine and one database speed only.
 import "server-only";
+import { performance } from "node:perf_hooks";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PRODUCT } from "@/lib/config/product";
@@ -17,11 +29,19 @@ import { poolSize, POOLS, reportOpenConnections } from "./connection-budget";
 
 /** No connection became free before the delivery's deadline: nothing was sent to the database. */
 export class ConnectionDeadlineError extends Error {
-  constructor(readonly waitedMs: number) {
+  constructor(
+    readonly waitedMs: number,
+    /** When the pool expects to have worked through its queue at the recent pace (the 503's Retry-After). */
+    readonly retryAfterSeconds = 1,
+  ) {
     super(`no database connection within ${waitedMs} ms`);
     this.name = "ConnectionDeadlineError";
   }
 }
+
+/** How much each new checkout moves the recent hold time: about the last ten count. */
+const HOLD_WEIGHT = 0.2;
+type Pace = { holdMs: number | undefined; acquiredAt: WeakMap<pg.PoolClient, number> };
 
 function createPool(): pg.Pool {
   const config = env();
@@ -38,17 +58,48 @@ function createPool(): pg.Pool {
   });
   // An idle connection the server dropped must not crash the process; the pool replaces it.
   pool.on("error", () => {});
+  // The recent hold time, from every checkout (Prisma's transactions included); a connection handed
+  // back unused (below) is forgotten first, so it does not count.
+  pool.on("acquire", (client) => pace.acquiredAt.set(client, performance.now()));
+  pool.on("release", (_error, client) => {
+    const acquired = pace.acquiredAt.get(client);
+    if (acquired === undefined) return;
+    pace.acquiredAt.delete(client);
+    const held = performance.now() - acquired;
+    pace.holdMs = pace.holdMs === undefined ? held : pace.holdMs + HOLD_WEIGHT * (held - pace.holdMs);
+  });
   reportOpenConnections("webhookIngest", () => pool.totalCount);
   return pool;
 }
 
 // In development Next.js reloads modules; keep one pool across reloads.
-const globalForPool = globalThis as unknown as { partnerAppIngestPool?: pg.Pool; partnerAppIngestDb?: Db };
+const globalForPool = globalThis as unknown as { partnerAppIngestPool?: pg.Pool; partnerAppIngestDb?: Db; partnerAppIngestPace?: Pace };
+const pace: Pace = (globalForPool.partnerAppIngestPace ??= { holdMs: undefined, acquiredAt: new WeakMap() });
 
 export function ingestPool(): pg.Pool {
   globalForPool.partnerAppIngestPool ??= createPool();
   return globalForPool.partnerAppIngestPool;
 }
+
+/**
+ * Admission: how long a delivery asking now may wait for a connection so that its own recording,
+ * at the recent pace, still ends by `deadline` (epoch ms). Throws ConnectionDeadlineError at once,
+ * nothing sent, when the deliveries ahead of it (connections in use and waiters, a pool's size at a
+ * time) and its own cannot be done by then. Before any checkout has been measured it admits.
+ */
+export function admitBefore(deadline: number, now = Date.now()): number {
+  const pool = ingestPool();
+  const holdMs = pace.holdMs ?? 0;
+  const ahead = pool.totalCount - pool.idleCount + pool.waitingCount;
+  const rounds = Math.floor(ahead / Math.max(1, pool.options.max ?? 1)) + 1;
+  const doneAt = now + rounds * holdMs;
+  const maxWaitMs = deadline - now - holdMs;
+  if (doneAt > deadline || maxWaitMs <= 0) throw new ConnectionDeadlineError(0, Math.max(1, Math.ceil((doneAt - now) / 1000)));
+  return maxWaitMs;
+}
+
+/** The recent hold time, for the one check made when a connection comes. */
+const recentHoldMs = () => pace.holdMs ?? 0;
 
 /**
  * Prisma over the same pool, for the ingest's full transaction (lib/webhooks/receive.ts). Its wait
@@ -62,25 +113,28 @@ export function ingestDb(): Db {
 }
 
 /**
- * Runs `work` on a connection of the ingest pool, if one is free before `deadline` (epoch ms);
+ * Runs `work` on a connection of the ingest pool, if the delivery is admitted (admitBefore) and a
+ * connection comes early enough for `work` to end by `deadline` (epoch ms) at the recent pace;
  * otherwise throws ConnectionDeadlineError having sent nothing. Waiters are served first come,
  * first served. Once `work` has started it is not abandoned: its statement either commits or is
  * rolled back, and the caller answers accordingly.
  */
 export async function withConnectionBefore<T>(deadline: number, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const allowedMs = deadline - Date.now();
-  if (allowedMs <= 0) throw new ConnectionDeadlineError(0);
+  const startedAt = Date.now();
+  admitBefore(deadline, startedAt);
   const pending = ingestPool().connect();
   let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<"timed out">((resolve) => (timer = setTimeout(() => resolve("timed out"), allowedMs)));
+  const timedOut = new Promise<"timed out">((resolve) => (timer = setTimeout(() => resolve("timed out"), deadline - startedAt)));
   const first = await Promise.race([pending, timedOut]).finally(() => clearTimeout(timer));
   if (first === "timed out") {
     // Stop waiting, but let the connection, when it comes, go straight back to the pool unused.
-    pending.then(
-      (client) => client.release(),
-      () => {},
-    );
-    throw new ConnectionDeadlineError(allowedMs);
+    pending.then(giveBackUnused, () => {});
+    throw new ConnectionDeadlineError(Date.now() - startedAt);
+  }
+  // The connection came, but too late for this delivery's recording to end by its deadline.
+  if (Date.now() + recentHoldMs() > deadline) {
+    giveBackUnused(first);
+    throw new ConnectionDeadlineError(Date.now() - startedAt);
   }
   try {
     const result = await work(first);
@@ -91,4 +145,10 @@ export async function withConnectionBefore<T>(deadline: number, work: (client: p
     first.release(error instanceof pg.DatabaseError ? undefined : error instanceof Error ? error : true);
     throw error;
   }
+}
+
+/** A connection returned without having been used: not a measure of the pace. */
+function giveBackUnused(client: pg.PoolClient): void {
+  pace.acquiredAt.delete(client);
+  client.release();
 }

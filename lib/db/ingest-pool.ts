@@ -8,16 +8,16 @@
 // query queued behind it would still run (and record the delivery) after the app answered 503.
 // pg-pool can: the waiter gives up, and the connection, when it comes, goes back unused.
 //
-// Admission (issue 34, docs/spec-gaps.md A201): a delivery that the pool cannot record before its
-// deadline is refused at once, not after waiting for the deadline, and never started so late that
-// it answers 200 after the service stopped waiting (contract §6: 10 s; a late answer is a failure).
-// The estimate is the simplest that follows the database's actual pace: the recent time a delivery
-// holds a connection (a moving average over every checkout, both paths) times the rounds of the
-// pool's size ahead of it (connections in use plus waiters). It needs no setting and no knowledge of
-// the machine; a wrong guess costs little, since it is checked again when the connection comes (a
-// delivery whose own recording would end after its deadline gives it back unused) and the wait is
-// still bounded by the deadline itself. A fixed queue bound was the alternative: it would be right
-// for one machine and one database speed only.
+// Admission (issue 34, docs/spec-gaps.md A201): no delivery is started so late that its recording
+// would end after its deadline and its 200 come after the service stopped waiting (contract §6: 10 s,
+// a late answer is a failure never retried). A delivery waits for a connection only until its
+// deadline less the recent time a delivery holds one (a moving average over every checkout, both
+// paths), and one that comes later than that goes back unused: refused then, with nothing recorded,
+// rather than at the deadline or after it. Why not also refuse on arrival from an estimate of the
+// queue (its depth times that pace): tried, it refused deliveries the pool then recorded in time,
+// since the pace measured in a burst's first moments is inflated by the event loop's lag, and a
+// delivery refused is lost until someone asks for a replay. A cut at the deadline never refuses one
+// that could still have been recorded in time at the recent pace, and needs no setting.
 import "server-only";
 import { performance } from "node:perf_hooks";
 import { PrismaPg } from "@prisma/adapter-pg";
@@ -82,23 +82,24 @@ export function ingestPool(): pg.Pool {
 }
 
 /**
- * Admission: how long a delivery asking now may wait for a connection so that its own recording,
- * at the recent pace, still ends by `deadline` (epoch ms). Throws ConnectionDeadlineError at once,
- * nothing sent, when the deliveries ahead of it (connections in use and waiters, a pool's size at a
- * time) and its own cannot be done by then. Before any checkout has been measured it admits.
+ * How long a delivery asking now may wait for a connection so that its own recording, at the recent
+ * pace, still ends by `deadline` (epoch ms). Throws ConnectionDeadlineError, nothing sent, when that
+ * moment has passed. Before any checkout has been measured the pace counts as nothing.
  */
 export function admitBefore(deadline: number, now = Date.now()): number {
-  const pool = ingestPool();
-  const holdMs = pace.holdMs ?? 0;
-  const ahead = pool.totalCount - pool.idleCount + pool.waitingCount;
-  const rounds = Math.floor(ahead / Math.max(1, pool.options.max ?? 1)) + 1;
-  const doneAt = now + rounds * holdMs;
-  const maxWaitMs = deadline - now - holdMs;
-  if (doneAt > deadline || maxWaitMs <= 0) throw new ConnectionDeadlineError(0, Math.max(1, Math.ceil((doneAt - now) / 1000)));
+  const maxWaitMs = deadline - now - recentHoldMs();
+  if (maxWaitMs <= 0) throw new ConnectionDeadlineError(0, retryAfterSeconds());
   return maxWaitMs;
 }
 
-/** The recent hold time, for the one check made when a connection comes. */
+/** When the pool should have worked through its queue at the recent pace: a 503's Retry-After. */
+function retryAfterSeconds(): number {
+  const pool = ingestPool();
+  const ahead = pool.totalCount - pool.idleCount + pool.waitingCount;
+  return Math.max(1, Math.ceil(((ahead / Math.max(1, pool.options.max ?? 1)) * recentHoldMs()) / 1000));
+}
+
+/** The recent hold time; nothing before a first checkout. */
 const recentHoldMs = () => pace.holdMs ?? 0;
 
 /**
@@ -113,28 +114,28 @@ export function ingestDb(): Db {
 }
 
 /**
- * Runs `work` on a connection of the ingest pool, if the delivery is admitted (admitBefore) and a
- * connection comes early enough for `work` to end by `deadline` (epoch ms) at the recent pace;
+ * Runs `work` on a connection of the ingest pool, if one comes early enough for `work` to end by
+ * `deadline` (epoch ms) at the recent pace (admitBefore);
  * otherwise throws ConnectionDeadlineError having sent nothing. Waiters are served first come,
  * first served. Once `work` has started it is not abandoned: its statement either commits or is
  * rolled back, and the caller answers accordingly.
  */
 export async function withConnectionBefore<T>(deadline: number, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const startedAt = Date.now();
-  admitBefore(deadline, startedAt);
+  const maxWaitMs = admitBefore(deadline, startedAt);
   const pending = ingestPool().connect();
   let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<"timed out">((resolve) => (timer = setTimeout(() => resolve("timed out"), deadline - startedAt)));
+  const timedOut = new Promise<"timed out">((resolve) => (timer = setTimeout(() => resolve("timed out"), maxWaitMs)));
   const first = await Promise.race([pending, timedOut]).finally(() => clearTimeout(timer));
   if (first === "timed out") {
     // Stop waiting, but let the connection, when it comes, go straight back to the pool unused.
     pending.then(giveBackUnused, () => {});
-    throw new ConnectionDeadlineError(Date.now() - startedAt);
+    throw new ConnectionDeadlineError(Date.now() - startedAt, retryAfterSeconds());
   }
   // The connection came, but too late for this delivery's recording to end by its deadline.
   if (Date.now() + recentHoldMs() > deadline) {
     giveBackUnused(first);
-    throw new ConnectionDeadlineError(Date.now() - startedAt);
+    throw new ConnectionDeadlineError(Date.now() - startedAt, retryAfterSeconds());
   }
   try {
     const result = await work(first);

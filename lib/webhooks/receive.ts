@@ -16,7 +16,7 @@
 // one-statement version for the states it can decide alone (its `fastPath`), run on the ingest's own
 // pool; any other state goes through the full transaction. A delivery that cannot be recorded
 // before its deadline (WEBHOOK_RECORD_DEADLINE_MS after arrival) is refused with nothing recorded,
-// at once when the ingest pool's queue says so (lib/db/ingest-pool.ts, admitBefore).
+// and none is started so late that it would end after it (lib/db/ingest-pool.ts, admitBefore).
 import "server-only";
 import { createHash } from "node:crypto";
 import { db } from "@/lib/db/client";
@@ -132,8 +132,8 @@ export async function receiveWebhook(
     }
   }
 
-  // The full transaction, on the ingest's pool too, admitted as the one statement is, and waiting
-  // for a connection only while its recording can still end by the deadline.
+  // The full transaction, on the ingest's pool too, waiting for a connection only while its
+  // recording can still end by the deadline at the recent pace.
   const maxWait = admitBefore(deadline);
   try {
     const outcome = await ingestDb().$transaction(async (tx) => {

@@ -305,8 +305,11 @@ export async function webhookBurst({ stack }: BenchContext) {
     const unavailable = run.statuses.filter((status) => status === 503).length;
     // contract §6: the service counts an answer after 10 s as a failure, measured here by the client.
     const late = run.latencies.filter((ms) => ms > 10_000).length;
+    const slowestOf = (wanted: (status: number) => boolean) =>
+      (Math.max(0, ...run.latencies.filter((_, i) => wanted(run.statuses[i]!))) / 1000).toFixed(2);
     console.log(
       `${`burst ${rep + 1}`.padEnd(52)} 2xx=${answered2xx} non-2xx=${non2xx(run)} (503=${unavailable})  after 10 s=${late}  slowest=${(Math.max(...run.latencies) / 1000).toFixed(2)} s` +
+        ` (2xx ${slowestOf(is2xx)} s, 503 ${slowestOf((status) => status === 503)} s)` +
         `  database: ${once} of ${answered2xx} 2xx recorded exactly once, with one install and one event; deliveries recorded wrongly=${wrong}  load ${run.load.toFixed(2)}`,
     );
   }

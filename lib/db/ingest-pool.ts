@@ -104,8 +104,7 @@ const recentHoldMs = () => pace.holdMs ?? 0;
 
 /**
  * Prisma over the same pool, for the ingest's full transaction (lib/webhooks/receive.ts). Its wait
- * is bounded by the transaction's maxWait, which the caller sets to what is left of the delivery's
- * deadline: Prisma then stops waiting, and rolls back and returns a connection that comes later
+ * is bounded by the transaction's maxWait, which the caller sets with admitBefore: Prisma then stops waiting, and rolls back and returns a connection that comes later
  * without running the transaction's body.
  */
 export function ingestDb(): Db {
@@ -115,8 +114,8 @@ export function ingestDb(): Db {
 
 /**
  * Runs `work` on a connection of the ingest pool, if one comes early enough for `work` to end by
- * `deadline` (epoch ms) at the recent pace (admitBefore);
- * otherwise throws ConnectionDeadlineError having sent nothing. Waiters are served first come,
+ * `deadline` (epoch ms) at the recent pace (admitBefore); otherwise throws ConnectionDeadlineError
+ * having sent nothing. Waiters are served first come,
  * first served. Once `work` has started it is not abandoned: its statement either commits or is
  * rolled back, and the caller answers accordingly.
  */

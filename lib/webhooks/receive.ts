@@ -16,11 +16,12 @@
 // Step 5 and 6 take one round trip to the database in the common case: a handler may have a
 // one-statement version for the states it can decide alone (its `fastPath`), run on the ingest's own
 // pool; any other state goes through the full transaction. A delivery that cannot be recorded
-// before its deadline (WEBHOOK_RECORD_DEADLINE_MS after arrival) is refused with nothing recorded.
+// before its deadline (WEBHOOK_RECORD_DEADLINE_MS after arrival) is refused with nothing recorded,
+// and none is started so late that it would end after it (lib/db/ingest-pool.ts, admitBefore).
 import "server-only";
 import { createHash } from "node:crypto";
 import { db } from "@/lib/db/client";
-import { ConnectionDeadlineError, ingestDb, withConnectionBefore } from "@/lib/db/ingest-pool";
+import { admitBefore, ConnectionDeadlineError, ingestDb, withConnectionBefore } from "@/lib/db/ingest-pool";
 import { storableJson, storableString } from "@/lib/db/storable-text";
 import { Prisma } from "@/lib/db/generated/client";
 import { env } from "@/lib/env";
@@ -133,9 +134,9 @@ export async function receiveWebhook(
     }
   }
 
-  // The full transaction, on the ingest's pool too, waiting for a connection only until the deadline.
-  const maxWait = deadline - Date.now();
-  if (maxWait <= 0) throw new ConnectionDeadlineError(0);
+  // The full transaction, on the ingest's pool too, waiting for a connection only while its
+  // recording can still end by the deadline at the recent pace.
+  const maxWait = admitBefore(deadline);
   try {
     const outcome = await ingestDb().$transaction(async (tx) => {
       // Recorded first, under its unique key: a concurrent or later copy inserts nothing (ON

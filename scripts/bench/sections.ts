@@ -4,7 +4,7 @@ import { budget } from "./budget";
 import { staffConsole } from "./console";
 import { dataPages } from "./data-pages";
 import { idleMemory } from "./idle-memory";
-import { webhookIngest } from "./ingest";
+import { webhookBurst, webhookIngest } from "./ingest";
 import { keepalive } from "./keepalive";
 import type { Section } from "./lib";
 import { overview } from "./overview";
@@ -27,6 +27,7 @@ export const SECTIONS: readonly Section[] = [
   { name: "data-pages", run: dataPages },
   { name: "overview", run: overview },
   { name: "ingest", run: webhookIngest },
+  { name: "burst", run: webhookBurst },
   // Before console: it locks the staff account, then lifts the lock for the console to sign in.
   { name: "sign-in", run: signIn },
   { name: "console", run: staffConsole },

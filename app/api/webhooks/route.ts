@@ -46,14 +46,17 @@ export async function POST(request: Request): Promise<NextResponse> {
     // webhook log, so staff can ask the service to replay just those (contract §6).
     const deliveryId = refusedDeliveryId(rawBody, signature);
     if (error instanceof ConnectionDeadlineError) {
-      // A burst larger than the database can take in time: refuse inside the service's deadline,
-      // having recorded nothing; the service logs the failure, and a replay on request brings it.
+      // A burst larger than the database can take in time: refuse inside the service's deadline (at
+      // once when the ingest's queue cannot be through in time), having recorded nothing; the
+      // service logs the failure, and a replay on request brings it.
       logger.warn({ waitedMs: error.waitedMs, deliveryId }, "webhook not recorded before its deadline; answered 503");
     } else {
       // Our own failure (e.g. the database is down): nothing was recorded, say so honestly.
       logger.error({ err: error, deliveryId }, "webhook could not be processed; answered 503");
     }
     noteRejection("not_recorded", new Date(), deliveryId);
-    return NextResponse.json({ status: "unavailable" }, { status: 503 });
+    // Retry-After: when the ingest expects to have worked through its queue (RFC 9110 §10.2.3).
+    const retryAfter = error instanceof ConnectionDeadlineError ? { "Retry-After": String(error.retryAfterSeconds) } : undefined;
+    return NextResponse.json({ status: "unavailable" }, { status: 503, headers: retryAfter });
   }
 }

@@ -232,8 +232,9 @@ async function resolveHeld(tx: Tx, draft: InstallAlertDraft, now: Date): Promise
 
 /**
  * The one recovery of a lost-answer incident, on the incident of the alert that opened it. With one
- * install, it is that install's own recovery (or uninstall), as it would be unfolded; a move on to
- * another trouble sends nothing (that trouble alerts on the same incident).
+ * install, it is that install's own recovery (or uninstall), as it would be unfolded. When that first
+ * install has moved on to another trouble, nothing is sent: that trouble alerted on the same incident,
+ * and its own recovery closes it.
  */
 async function resolveLostAnswerIncident(tx: Tx, closed: ClosedRow, draft: InstallAlertDraft): Promise<void> {
   const trouble = FOLDED.has(draft.type);
@@ -241,11 +242,11 @@ async function resolveLostAnswerIncident(tx: Tx, closed: ClosedRow, draft: Insta
     if (!trouble) await raiseAlert(tx, draft);
     return;
   }
-  const [first] = await tx.$queryRaw<{ incident: string; row_id: string; install_id: number | null; operator_id: string; operator_name: string | null }[]>`
-    SELECT m.incident, i.id::text AS row_id, i.install_id, i.operator_id, i.operator_name
+  const [first] = await tx.$queryRaw<{ incident: string; row_id: string; install_id: number | null; operator_id: string; operator_name: string | null; status: string }[]>`
+    SELECT m.incident, i.id::text AS row_id, i.install_id, i.operator_id, i.operator_name, i.status::text
     FROM alert_digest_members m JOIN installs i ON i.id = m.install_row_id
     WHERE m.digest_id = ${closed.id}::uuid ORDER BY m.id LIMIT 1`;
-  if (!first) return;
+  if (!first || first.status === "NEEDS_REAUTH" || first.status === "REINSTALL_NEEDED") return;
   const install: AlertInstall = { rowId: first.row_id, installId: first.install_id, operatorId: first.operator_id, operatorName: first.operator_name };
   await raiseAlert(tx, {
     type: "install.recovered",

@@ -94,6 +94,14 @@ export class BackoffLimit {
     await this.attempts.delete(key).catch((error: unknown) => logger.warn({ err: error, limit: this.rule.name }, "could not clear a rate-limit counter"));
   }
 
+  /**
+   * Refuses the key for `seconds`, whatever its count (a device cookie that was replaced). Its
+   * lock-out history is left alone: this is no lock-out of a guesser.
+   */
+  async retire(key: string, seconds: number): Promise<void> {
+    await this.attempts.block(key, seconds).catch((error: unknown) => logger.warn({ err: error, limit: this.rule.name }, "could not retire a rate-limit key"));
+  }
+
   private async lockOut(key: string): Promise<number> {
     const previous = await this.lockouts!.consume(key).then(
       (res) => res.consumedPoints - 1,
@@ -126,7 +134,7 @@ export function rateLimits() {
       lockoutSeconds: e.SIGN_IN_LOCKOUT_SECONDS,
     }),
     // A known browser's own budget (lib/auth/staff-device.ts), keyed by its device id: counted
-    // instead of the account's, so strangers' failures cannot lock that browser out.
+    // instead of the address's and the account's, so strangers' failures cannot lock that browser out.
     signInDevice: new BackoffLimit({
       name: "sign_in_device",
       attempts: e.SIGN_IN_ATTEMPTS_PER_DEVICE,

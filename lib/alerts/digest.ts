@@ -18,6 +18,15 @@
 //     digest (`digest.recovered`) says so, with the totals. The installs alerted on their own before the
 //     threshold recover on their own, so every incident a receiver opened is closed.
 //
+// A lost refresh answer (lib/oauth/refresh.ts, rule 3) is folded from the first one: a crash in the
+// middle of refreshes loses every answer in flight at once, and the restarted app finds them one by
+// one as it settles each install, over minutes. So the first lost answer of a quiet spell is alerted
+// on its own (install.reinstall_needed or install.reconnect_needed, as always), saying that it stands
+// for the incident; every later one while they keep coming (each within ALERT_DIGEST_WINDOW_SECONDS of
+// the one before) joins it silently, and one recovery (install.recovered, on the first alert's
+// incident) follows when every install of the incident has recovered, been uninstalled or moved on
+// (A217). One incident, one alert and one recovery, however many installs.
+//
 // Only the outbound notifications are folded: each install's own state (its status, its sync
 // incident in alert_incidents) changes exactly as before, and the console shows it.
 //
@@ -28,7 +37,7 @@
 import "server-only";
 import type { Tx } from "@/lib/db/client";
 import { env } from "@/lib/env";
-import type { AlertDraft, AlertInstall, AlertType } from "./alert";
+import { describeInstall, type AlertDraft, type AlertInstall, type AlertType } from "./alert";
 import { raiseAlert } from "./raise";
 
 /** The per-install trouble types a storm folds. client.* alerts are one per client already. */
@@ -37,8 +46,14 @@ const FOLDED: ReadonlySet<AlertType> = new Set(["install.needs_reauth", "install
 /** How many installs a digest names, so staff can open a few of them in the console. */
 const SAMPLE_SIZE = 10;
 
-/** A per-install alert: its incident is `install:<row id>` or `sync:<row id>` (incidents.ts). */
-export type InstallAlertDraft = AlertDraft & { install: AlertInstall };
+/**
+ * A per-install alert: its incident is `install:<row id>` or `sync:<row id>` (incidents.ts).
+ * `lostRefreshAnswer`: the trouble is a refresh's lost answer (folded per incident, above).
+ */
+export type InstallAlertDraft = AlertDraft & { install: AlertInstall; lostRefreshAnswer?: boolean };
+
+/** The alert_digests type of a lost-answer incident: not an alert type, so no storm window is ever confused with it. */
+const LOST_ANSWERS = "refresh.answer_lost";
 
 type WindowRow = { id: string; alerts: number; held: number; fired_at: Date | null };
 type ClosedRow = { id: string; type: string; alerts: number; held: number; fired_at: Date | null };
@@ -50,20 +65,63 @@ type ClosedRow = { id: string; type: string; alerts: number; held: number; fired
  */
 export async function raiseInstallAlert(tx: Tx, draft: InstallAlertDraft): Promise<void> {
   const trouble = FOLDED.has(draft.type);
-  // A trouble: one decision at a time per type, until this transaction commits (A117: exactly one
-  // digest). Taken before any digest row is touched, so every transaction takes at most one such lock
-  // and then rows: no two can wait on each other in a cycle.
-  if (trouble) await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtextextended(${`alert-digest:${draft.type}`}, 0))`;
+  // A trouble: one decision at a time per type (or per lost-answer incident), until this transaction
+  // commits (A117: exactly one digest). Taken before any digest row is touched, so every transaction
+  // takes at most one such lock and then rows: no two can wait on each other in a cycle.
+  const lockName = draft.lostRefreshAnswer ? LOST_ANSWERS : draft.type;
+  if (trouble) await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtextextended(${`alert-digest:${lockName}`}, 0))`;
   const now = new Date();
+  // A lost answer of an install already in an open lost-answer incident (its reconnect was due, then
+  // its token expired): the same incident, already alerted.
+  if (draft.lostRefreshAnswer && (await inOpenLostAnswerIncident(tx, draft.incident))) return;
   // Whatever this alert is, an earlier held trouble of the same incident is over for its digest:
   // recovered, uninstalled, or moved on (NEEDS_REAUTH, then REINSTALL_NEEDED).
-  const wasHeld = await resolveHeld(tx, draft.incident, now);
+  const wasHeld = await resolveHeld(tx, draft, now);
   if (!trouble) {
     // A recovery: sent on its own only if its trouble was (a receiver never saw a held one open).
     if (!wasHeld) await raiseAlert(tx, draft);
     return;
   }
-  await countTrouble(tx, draft, now);
+  if (draft.lostRefreshAnswer) await joinLostAnswerIncident(tx, draft, now);
+  else await countTrouble(tx, draft, now);
+}
+
+async function inOpenLostAnswerIncident(tx: Tx, incident: string): Promise<boolean> {
+  const rows = await tx.$queryRaw<{ found: number }[]>`
+    SELECT 1 AS found FROM alert_digest_members m JOIN alert_digests d ON d.id = m.digest_id
+    WHERE m.incident = ${incident} AND m.held AND m.resolved_at IS NULL AND d.type = ${LOST_ANSWERS} AND d.closed_at IS NULL
+    LIMIT 1`;
+  return rows.length > 0;
+}
+
+/**
+ * A lost answer joins the lost-answer incident under way (one whose last lost answer came within the
+ * window), or opens one with its own alert, which says that it stands for the incident. Every member
+ * is held: the incident's one recovery waits for all of them (resolveHeld).
+ */
+async function joinLostAnswerIncident(tx: Tx, draft: InstallAlertDraft, now: Date): Promise<void> {
+  const windowSeconds = env().ALERT_DIGEST_WINDOW_SECONDS;
+  const since = new Date(now.getTime() - windowSeconds * 1000);
+  const [current] = await tx.$queryRaw<{ id: string }[]>`
+    SELECT id::text FROM alert_digests
+    WHERE type = ${LOST_ANSWERS} AND closed_at IS NULL AND last_alert_at > ${since}
+    ORDER BY window_started_at DESC LIMIT 1
+    FOR UPDATE`;
+  if (current) {
+    await tx.$executeRaw`UPDATE alert_digests SET alerts = alerts + 1, held = held + 1, last_alert_at = ${now} WHERE id = ${current.id}::uuid`;
+    await addMember(tx, current.id, draft, true, now);
+    return;
+  }
+  const [opened] = await tx.$queryRaw<{ id: string }[]>`
+    INSERT INTO alert_digests (id, type, window_started_at, last_alert_at, alerts, held, fired_at)
+    VALUES (gen_random_uuid(), ${LOST_ANSWERS}, ${now}, ${now}, 1, 1, ${now}) RETURNING id::text`;
+  await addMember(tx, opened!.id, draft, true, now);
+  const within = windowSeconds % 60 === 0 ? `${windowSeconds / 60} min` : `${windowSeconds} s`;
+  await raiseAlert(tx, {
+    ...draft,
+    summary: `${draft.summary} Lost answers of other installs within ${within} of each other (a crash mid-refresh) join this alert; one recovery follows when all have recovered.`,
+    details: { ...draft.details, lostAnswersWindowSeconds: windowSeconds },
+  });
 }
 
 /** Counts a trouble in its type's window, under the type's advisory lock (raiseInstallAlert). */
@@ -132,7 +190,8 @@ async function sampleOf(tx: Tx, digestId: string): Promise<string> {
  * Marks the incident's held trouble (if any) as over, and closes each digest whose last held install
  * this was, with its recovery digest. Returns whether the incident had a held trouble.
  */
-async function resolveHeld(tx: Tx, incident: string, now: Date): Promise<boolean> {
+async function resolveHeld(tx: Tx, draft: InstallAlertDraft, now: Date): Promise<boolean> {
+  const { incident } = draft;
   const resolved = await tx.$queryRaw<{ digest_id: string }[]>`
     UPDATE alert_digest_members SET resolved_at = ${now}
     WHERE incident = ${incident} AND held AND resolved_at IS NULL
@@ -147,6 +206,10 @@ async function resolveHeld(tx: Tx, incident: string, now: Date): Promise<boolean
       (rows as (ClosedRow & { closed: boolean })[]).filter((row) => row.closed),
     );
     if (!closed) continue;
+    if (closed.type === LOST_ANSWERS) {
+      await resolveLostAnswerIncident(tx, closed, draft);
+      continue;
+    }
     const sample = await sampleOf(tx, closed.id);
     await raiseAlert(tx, {
       type: "digest.recovered",
@@ -165,6 +228,33 @@ async function resolveHeld(tx: Tx, incident: string, now: Date): Promise<boolean
     });
   }
   return resolved.length > 0;
+}
+
+/**
+ * The one recovery of a lost-answer incident, on the incident of the alert that opened it. With one
+ * install, it is that install's own recovery (or uninstall), as it would be unfolded. When that first
+ * install has moved on to another trouble, nothing is sent: that trouble alerted on the same incident,
+ * and its own recovery closes it.
+ */
+async function resolveLostAnswerIncident(tx: Tx, closed: ClosedRow, draft: InstallAlertDraft): Promise<void> {
+  const trouble = FOLDED.has(draft.type);
+  if (closed.held === 1) {
+    if (!trouble) await raiseAlert(tx, draft);
+    return;
+  }
+  const [first] = await tx.$queryRaw<{ incident: string; row_id: string; install_id: number | null; operator_id: string; operator_name: string | null; status: string }[]>`
+    SELECT m.incident, i.id::text AS row_id, i.install_id, i.operator_id, i.operator_name, i.status::text
+    FROM alert_digest_members m JOIN installs i ON i.id = m.install_row_id
+    WHERE m.digest_id = ${closed.id}::uuid ORDER BY m.id LIMIT 1`;
+  if (!first || first.status === "NEEDS_REAUTH" || first.status === "REINSTALL_NEEDED") return;
+  const install: AlertInstall = { rowId: first.row_id, installId: first.install_id, operatorId: first.operator_id, operatorName: first.operator_name };
+  await raiseAlert(tx, {
+    type: "install.recovered",
+    incident: first.incident,
+    summary: `${describeInstall(install)} and the ${closed.held - 1} other installs whose refresh answers were lost in the same incident have recovered, were uninstalled, or moved on.`,
+    install,
+    details: { cause: "lost_answers_resolved", installs: closed.held, sample: await sampleOf(tx, closed.id) },
+  });
 }
 
 /** Pairs a digest with its recovery digest. */

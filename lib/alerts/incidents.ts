@@ -46,12 +46,14 @@ async function readAlertInstall(tx: Tx, installRowId: string): Promise<AlertInst
   return install && { rowId: install.id, installId: install.installId, operatorId: install.operatorId, operatorName: install.operatorName };
 }
 
-function installSummary(type: InstallAlertType, who: string): string {
+function installSummary(type: InstallAlertType, who: string, lostRefreshAnswer = false): string {
   switch (type) {
     case "install.needs_reauth":
       return `${who} needs re-authorization (403 NEEDS_REAUTH): the app stops calling the API for it until the operator approves the app's access again.`;
     case "install.reinstall_needed":
-      return `${who} needs a re-install: its refresh chain is gone, and only the operator installing the app again brings it back.`;
+      return lostRefreshAnswer
+        ? `${who} needs a re-install: a refresh's answer was lost, so its refresh chain is gone here; the operator reconnecting from the portal brings the same install back.`
+        : `${who} needs a re-install: its refresh chain is gone, and only the operator installing the app again brings it back.`;
     case "install.recovered":
       return `${who} recovered: the install is active again.`;
     case "install.revoked":
@@ -59,8 +61,11 @@ function installSummary(type: InstallAlertType, who: string): string {
   }
 }
 
-/** Called by transitionInstall inside its transaction, after the move was written. */
-export async function alertOnTransition(tx: Tx, installRowId: string, from: InstallStatus, to: InstallStatus, cause: string): Promise<void> {
+/**
+ * Called by transitionInstall inside its transaction, after the move was written. `lostRefreshAnswer`:
+ * the move is a refresh's lost answer (REFRESH_ANSWER_LOST), folded per incident (digest.ts).
+ */
+export async function alertOnTransition(tx: Tx, installRowId: string, from: InstallStatus, to: InstallStatus, cause: string, lostRefreshAnswer = false): Promise<void> {
   // An uninstalled install is never synced again: a sync incident it left open would never close.
   if (to === "REVOKED") await closeSyncIncidentOfRevokedInstall(tx, installRowId);
   const type = alertTypeForTransition(from, to);
@@ -70,9 +75,10 @@ export async function alertOnTransition(tx: Tx, installRowId: string, from: Inst
   await raiseInstallAlert(tx, {
     type,
     incident: `install:${installRowId}`,
-    summary: installSummary(type, describeInstall(install)),
+    summary: installSummary(type, describeInstall(install), lostRefreshAnswer),
     install,
     details: { from, to, cause },
+    lostRefreshAnswer: type === "install.reinstall_needed" && lostRefreshAnswer,
   });
 }
 
@@ -80,8 +86,8 @@ export async function alertOnTransition(tx: Tx, installRowId: string, from: Inst
 
 /**
  * The install serves on its last access token until `reconnectBy`, and its refresh token is never sent
- * again: the operator must reconnect from the portal. Raised once per incident (the grant's mark is set
- * by compare-and-set in the same transaction); a storm of them folds into one digest (digest.ts).
+ * again: the operator must reconnect from the portal. Raised once per install (the grant's mark is set
+ * by compare-and-set in the same transaction); the lost answers of one crash fold into one alert (digest.ts).
  */
 export async function alertOnRefreshAnswerLost(tx: Tx, installRowId: string, reconnectBy: Date): Promise<void> {
   const install = await readAlertInstall(tx, installRowId);
@@ -90,10 +96,11 @@ export async function alertOnRefreshAnswerLost(tx: Tx, installRowId: string, rec
     type: "install.reconnect_needed",
     incident: `install:${installRowId}`,
     summary:
-      `${describeInstall(install)}: a refresh's answer was lost, and this identity provider keeps earlier access tokens valid, so nothing proves the refresh never happened. ` +
-      `The app does not send that refresh token again (a reuse would revoke the grant); it serves on the last access token until ${reconnectBy.toISOString()}. The operator must reconnect from the portal before then.`,
+      `${describeInstall(install)}: a refresh's answer was lost, and this identity provider keeps earlier access tokens valid, so nothing proves the refresh never happened; ` +
+      `the app does not send that refresh token again (a reuse would revoke the grant) and serves on the last access token until ${reconnectBy.toISOString()}. The operator must reconnect from the portal before then.`,
     install,
     details: { reconnectBy: reconnectBy.toISOString() },
+    lostRefreshAnswer: true,
   });
 }
 

@@ -5,8 +5,11 @@
 // who knows a staff member's email keep that person out: a dozen wrong passwords an hour lock the
 // account, and the right password is refused too. So a browser that has signed in to an account
 // before gets a device cookie bound to that account, and its attempts are counted in the device's
-// own small budget instead of the account's (lib/auth/staff-sign-in.ts). Strangers' failures lock
-// the account for unknown devices only; the staff member's usual browser still gets in.
+// own small budget instead of the address's and the account's (lib/auth/staff-sign-in.ts).
+// Strangers' failures, at the office's address or anywhere, lock out unknown devices only; the staff
+// member's usual browser still gets in. Each successful sign-in replaces the cookie with one of a new
+// device id and retires the one presented (in `rate_limits`, for the cookie's lifetime), so a copy
+// taken before is worth nothing once its owner has signed in again.
 //
 // The cookie is `v1.<device id>.<expiry>.<MAC>`: a random id (128 bits), when it stops being
 // valid (seconds since the epoch, base 36), and an HMAC-SHA-256 over the version, the account, the

@@ -6,12 +6,12 @@
 //      cannot take every libuv thread from the database driver and the webhook route;
 //   2. rate limits, in PostgreSQL so they hold across instances, with doubling lock-outs; a correct
 //      password is refused too while limited:
-//      - per client address, for every attempt;
 //      - per device, for a browser holding a valid device cookie for this account (it signed in
-//        to it before: lib/auth/staff-device.ts, OWASP's "device cookies"); a device over its own
-//        budget is treated as unknown;
-//      - per account, for attempts from unknown devices only, so strangers spending the account's
-//        budget lock out unknown devices, never the staff member's own browser;
+//        to it before: lib/auth/staff-device.ts, OWASP's "device cookies"), and nothing else: neither
+//        strangers at the same address (an office behind one NAT) nor strangers guessing the account
+//        can lock it out. A device over its own budget, or whose cookie was replaced, is unknown;
+//      - per client address and per account, for attempts from unknown devices, so strangers spending
+//        the account's budget lock out unknown devices, never the staff member's own browser;
 //   3. the check itself (lib/auth/staff-accounts.ts), which costs the same for unknown emails.
 //
 // Nothing the person typed reaches a log line or the rate-limit table: the account is named by a
@@ -26,7 +26,7 @@ import { logger } from "@/lib/log";
 import { rateLimits } from "@/lib/rate-limit";
 import { TrySemaphore } from "@/lib/try-semaphore";
 import { formatSignInRefusal, type SignInRefusal } from "./sign-in-refusal";
-import { deviceCookieFor, knownDevice, newDeviceId, rememberDevice } from "./staff-device";
+import { DEVICE_COOKIE_MAX_AGE_SECONDS, deviceCookieFor, knownDevice, newDeviceId, rememberDevice } from "./staff-device";
 import { StaffCredentialsSchema, authenticateStaff, staffAccountsFrom, type StaffIdentity } from "./staff-accounts";
 
 /** Thrown from `authorize`: next-auth hands its message to the form (lib/auth/sign-in-refusal.ts). */
@@ -80,14 +80,13 @@ export async function signInStaff(credentials: unknown, headers: Headers): Promi
   try {
     const limits = rateLimits();
     const device = knownDevice(headers, account);
-    // Every attempt counts against its address. A known device's attempt counts against the
-    // device's own budget instead of the account's; an unknown device's, or one whose device is
-    // over its budget, against the account's, so a guesser spreading over addresses still meets
-    // the account's limit, and one address trying many accounts meets its own.
-    const [byAddress, byDevice] = await Promise.all([limits.signInAddress.take(addressLimitKey(address)), device ? limits.signInDevice.take(device) : undefined]);
+    // A known device's attempt counts against its own budget only. An unknown device's, or one whose
+    // device is over its budget, against its address's and the account's, so a guesser spreading over
+    // addresses still meets the account's limit, and one address trying many accounts meets its own.
+    const byDevice = device ? await limits.signInDevice.take(device) : undefined;
     const trusted = byDevice?.allowed === true;
-    const byAccount = trusted ? undefined : await limits.signInAccount.take(account);
-    const deviceState = !device ? "unknown" : trusted ? "known" : "known, over its budget";
+    const [byAddress, byAccount] = trusted ? [] : await Promise.all([limits.signInAddress.take(addressLimitKey(address)), limits.signInAccount.take(account)]);
+    const deviceState = !device ? "unknown" : trusted ? "known" : "known, over its budget or replaced";
     const waits = [byAddress, byAccount].flatMap((verdict) => (!verdict || verdict.allowed ? [] : [verdict.retryAfterSeconds]));
     if (waits.length > 0) {
       const retryAfterSeconds = Math.max(...waits);
@@ -100,14 +99,16 @@ export async function signInStaff(credentials: unknown, headers: Headers): Promi
       logger.warn({ ...logged, device: deviceState }, "staff sign-in refused");
       return null;
     }
-    // A success forgets the failures of what it was counted against. From a known device, the
-    // account's count stays: it holds strangers' failures, and the staff member signing in from
-    // their own browser must not reopen guessing for them. The address's count always stays, or
-    // one valid account would let its holder reset their address's limit while guessing others.
-    if (device) await limits.signInDevice.clear(device);
+    // A success from an unknown device forgets the account's failures. From a known device, the
+    // account's count stays: it holds strangers' failures, and the staff member signing in from their
+    // own browser must not reopen guessing for them. The address's count always stays, or one valid
+    // account would let its holder reset their address's limit while guessing others.
     if (!trusted) await limits.signInAccount.clear(account);
-    // This browser is (still) a known device of this account, for another DEVICE_COOKIE_MAX_AGE_SECONDS.
-    await rememberDevice(deviceCookieFor(account, device ?? newDeviceId())).catch((error: unknown) =>
+    // Every success issues a new device id (OWASP: "issue new device cookie") and retires the cookie
+    // presented, so a copy of it taken earlier is an unknown device from now on: a thief's guesses
+    // spend that old cookie's budget or the strangers', never the owner's current cookie's.
+    if (device) await limits.signInDevice.retire(device, DEVICE_COOKIE_MAX_AGE_SECONDS);
+    await rememberDevice(deviceCookieFor(account, newDeviceId())).catch((error: unknown) =>
       logger.warn({ err: error, address, email: staff.email }, "staff signed in, but the device cookie could not be set"),
     );
     logger.info({ address, email: staff.email, device: deviceState }, "staff signed in");

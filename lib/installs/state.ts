@@ -66,7 +66,7 @@ export async function transitionInstall(
     data: { installRowId, fromStatus: row.status, toStatus: to, cause, detail, occurredAt: now },
   });
   // In this transaction: the alert (install.needs_reauth, .recovered, ...) commits with the move, once.
-  await alertOnTransition(tx, installRowId, row.status, to, cause);
+  await alertOnTransition(tx, installRowId, row.status, to, cause, detail?.startsWith(REFRESH_ANSWER_LOST) === true);
   return true;
 }
 

@@ -125,6 +125,28 @@ describe("a storm of per-install alerts", () => {
     expect(resultOf<DeliverySummary>(await runAppWorker(["deliver-alerts"]))).toEqual({ delivered: 6, failed: 0, more: false });
   }, 180_000);
 
+  it("a crash's lost answers send one alert; an install of them that moves on to another trouble keeps that incident, and the crash's recovery is not sent on it", async () => {
+    const { alertOnReconnected, alertOnRefreshAnswerLost } = await import("@/lib/alerts/incidents");
+    const { transitionInstall } = await import("@/lib/installs/state");
+    const { db } = await import("@/lib/db/client");
+    const [first, second] = (await storeInstalls(2)) as [string, string];
+    const reconnectBy = new Date(Date.now() + 3_600_000);
+    for (const id of [first, second]) await db().$transaction((tx) => alertOnRefreshAnswerLost(tx, id, reconnectBy));
+    expect((await alertJobs()).map((a) => [a.type, a.incident])).toEqual([["install.reconnect_needed", `install:${first}`]]);
+
+    // The first meets 403 NEEDS_REAUTH (another trouble, on its incident); then the second reconnects.
+    await db().$transaction((tx) => transitionInstall(tx, first, "NEEDS_REAUTH", "api", "test"));
+    await db().$transaction((tx) => alertOnReconnected(tx, second));
+    expect((await alertJobs()).map((a) => a.type)).toEqual(["install.reconnect_needed", "install.needs_reauth"]);
+    // The first re-consents: its own recovery closes its incident.
+    await db().$transaction((tx) => transitionInstall(tx, first, "ACTIVE", "api", "test"));
+    expect((await alertJobs()).map((a) => [a.type, a.incident])).toEqual([
+      ["install.reconnect_needed", `install:${first}`],
+      ["install.needs_reauth", `install:${first}`],
+      ["install.recovered", `install:${first}`],
+    ]);
+  });
+
   it("below the threshold each install alerts on its own; a held install's recovery is folded, one alerted alone recovers alone; a quiet spell starts a new window", async () => {
     const { transitionInstall } = await import("@/lib/installs/state");
     const { db } = await import("@/lib/db/client");

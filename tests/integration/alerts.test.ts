@@ -157,6 +157,42 @@ describe("an install whose refresh chain is gone", () => {
   }, 60_000);
 });
 
+describe("a crash in the middle of refreshes", () => {
+  it("three installs lose their refresh's answer to the app dying mid-refresh: staff get one alert for the incident, and one recovery when every operator has reconnected", async () => {
+    const operators = [1001, 1002, 1003];
+    const installs = [];
+    for (const operatorId of operators) installs.push(await installViaPortal(operatorId));
+    // Each refresh is answered by the identity provider, and the process dies before it stores the new pair.
+    for (const { installRowId } of installs) {
+      await expireAccessToken(installRowId, false);
+      expect((await runAppWorker(["crash-after-answer", installRowId])).signal).toBe("SIGKILL");
+    }
+    // After the restart (every earlier attempt surely over), the app settles each one: the refresh happened and its pair is lost.
+    await sql("UPDATE token_grants SET refresh_started_at = now() - interval '5 minutes', access_token_expires_at = now() + interval '10 minutes'");
+    for (const { installRowId } of installs) {
+      expect(resultOf<CallSummary>(await runAppWorker(["call", installRowId, "1"])).errors).toEqual({ "NoUsableTokenError:reinstall_needed": 1 });
+    }
+    expect(await sql("SELECT status::text FROM installs WHERE status = 'REINSTALL_NEEDED'")).toHaveLength(3);
+
+    expect(await deliverAlerts()).toMatchObject({ delivered: 1, failed: 0 });
+    const [alert] = (await receivedAlerts()).map(verifiedAlert);
+    expect(alert).toMatchObject({ type: "install.reinstall_needed", status: "firing", incident: `install:${installs[0]!.installRowId}` });
+    expect(alert!.summary).toMatch(/lost/);
+
+    // Each operator reconnects from the portal: nothing more until the last one, then one recovery for the incident.
+    for (const operatorId of operators) {
+      expect((await fetch(await approveInPortal(operatorId), { redirect: "manual" })).status).toBe(303);
+      await deliverAlerts();
+    }
+    const alerts = (await receivedAlerts()).map(verifiedAlert);
+    expect(alerts.map((a) => [a.type, a.status, a.incident])).toEqual([
+      ["install.reinstall_needed", "firing", `install:${installs[0]!.installRowId}`],
+      ["install.recovered", "resolved", `install:${installs[0]!.installRowId}`],
+    ]);
+    expect(alerts[1]!.details).toMatchObject({ installs: 3 });
+  }, 120_000);
+});
+
 describe("invalid_client", () => {
   it("one client.circuit_open alert when the client secret was re-issued, however many calls fail; client.circuit_closed once a token request succeeds", async () => {
     const { installRowId } = await installViaPortal(1001);

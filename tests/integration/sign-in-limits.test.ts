@@ -83,7 +83,7 @@ describe("staff sign-in limits", () => {
     const second = await signInStaffWithFetch(staffEmail(), staffPassword(), from(newAddress()));
     expect(second.outcome).toMatch(/^limited\./);
     expect(Number(second.outcome.split(".")[1])).toBeGreaterThan(firstWait * 1.5);
-  });
+  }, 60_000);
 
   it("a burst of wrong passwords from many addresses locks the account for unknown devices only: the staff member's browser that signed in before still gets in", async () => {
     const before = await signInStaffWithFetch(staffEmail(), staffPassword(), from(newAddress()));
@@ -146,6 +146,38 @@ describe("staff sign-in limits", () => {
     expect(refused.sessionCookie).toBeUndefined();
   });
 
+  it("a known browser is not locked out by wrong passwords from other browsers at its own address (an office behind one NAT)", async () => {
+    const office = newAddress();
+    const { deviceCookie } = await signInStaffWithFetch(staffEmail(), staffPassword(), from(office));
+    // Other browsers at the office use up the address's attempts, on other accounts and on this one.
+    for (let i = 0; i <= PER_ADDRESS; i++) await signInStaffWithFetch(i % 2 ? staffEmail() : `colleague-${i}@example.com`, `typo-${i}`, from(office));
+    expect((await signInStaffWithFetch(staffEmail(), staffPassword(), from(office))).outcome).toMatch(/^limited\./);
+
+    // The staff member's own browser, at the same address: its attempts are its device's, not the address's.
+    const known = await signInStaffWithFetch(staffEmail(), staffPassword(), fromDevice(deviceCookie, office));
+    expect(known.outcome).toBe("ok");
+  }, 60_000);
+
+  it("a stolen device cookie spends a budget of its own, not the owner's: after the owner signs in again it is an unknown device, and the owner still gets in", async () => {
+    const stolen = (await signInStaffWithFetch(staffEmail(), staffPassword(), from(newAddress()))).deviceCookie;
+    // The owner signs in again from that browser: it gets a new device cookie, with a new device id.
+    const renewed = (await signInStaffWithFetch(staffEmail(), staffPassword(), fromDevice(stolen))).deviceCookie;
+    const idOf = (cookie: string | undefined) => cookie?.split("=")[1]?.split(".")[1];
+    expect(idOf(renewed)).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(idOf(renewed)).not.toBe(idOf(stolen));
+
+    // The thief guesses with the old cookie from addresses of their own: it is spent, so each guess is a
+    // stranger's, counted against the account and locked with the unknown devices after its budget.
+    const guesses: string[] = [];
+    for (let i = 0; i < PER_DEVICE + PER_ACCOUNT + 3; i++) guesses.push((await signInStaffWithFetch(staffEmail(), `thief-${i}`, fromDevice(stolen))).outcome);
+    expect(guesses.filter((o) => o === "CredentialsSignin")).toHaveLength(PER_ACCOUNT);
+    expect(guesses.slice(PER_ACCOUNT).every((o) => /^limited\.\d+$/.test(o))).toBe(true);
+    expect((await signInStaffWithFetch(staffEmail(), staffPassword(), fromDevice(stolen))).outcome).toMatch(/^limited\./);
+
+    // The owner's browser, with its current cookie: its budget is untouched.
+    expect((await signInStaffWithFetch(staffEmail(), staffPassword(), fromDevice(renewed))).outcome).toBe("ok");
+  }, 60_000);
+
   it("a forged, edited or other account's device cookie is an unknown device", async () => {
     const viewer = await signInStaffWithFetch(required("STAFF_VIEWER_DEV_EMAIL"), required("STAFF_VIEWER_DEV_PASSWORD"), from(newAddress()));
     expect(viewer.outcome).toBe("ok");
@@ -185,7 +217,7 @@ describe("staff sign-in limits", () => {
     await letTheWindowPass();
     for (let i = 0; i < PER_ACCOUNT; i++) await signInStaffWithFetch("ghost@example.com", `guess-${i}`, from(newAddress()));
     expect((await signInStaffWithFetch("ghost@example.com", "guess", from(newAddress()))).outcome).toMatch(/^limited\./);
-  });
+  }, 60_000);
 
   it("every address of one IPv6 /64 counts against one limit: the 21st attempt from the /64 is refused", async () => {
     // One subscriber's /64 (RFC 6177): a client can pick any of its addresses for each request.
@@ -201,7 +233,7 @@ describe("staff sign-in limits", () => {
     expect((await signInStaffWithFetch(staffEmail(), staffPassword(), from("2001:db8:5:8::1"))).outcome).toBe("ok");
     const keys = (await sql<{ key: string }>("SELECT key FROM rate_limits WHERE key LIKE 'sign_in_address:%'")).map((r) => r.key);
     expect(keys).toContain("sign_in_address:2001:db8:5:7::/64");
-  });
+  }, 60_000);
 
   it("a burst is answered 'busy, try again' at once beyond the hashing slots, not queued", async () => {
     // Many addresses, many accounts: no rate limit is reached, only the semaphore (2 slots).

@@ -206,14 +206,17 @@ describe("the token endpoint fails mid-refresh (sandbox faults)", () => {
     const lostPage = await page();
     expect(/data-testid="install-lost"[\s\S]*?<\/p>/.exec(lostPage)?.[0] ?? "").toContain("Open the app from your operator portal to connect it again");
     expect(/data-testid="install-status"[^>]*>([^<]*)</.exec(lostPage)?.[1]).not.toMatch(/install/i);
+    // Still the same incident for staff: the alert already asked for this reconnect.
+    expect(await alertTypes()).toEqual(["install.reconnect_needed"]);
 
     // The one step back: a reconnect from the portal restores the same install.
     const again = await installViaPortal(1001);
     expect(again.installRowId).toBe(installRowId);
     expect(await installStatus(installRowId)).toBe("ACTIVE");
+    expect(await alertTypes()).toEqual(["install.reconnect_needed", "install.recovered"]);
     expect(resultOf<CallSummary>(await runAppWorker(["call", installRowId, "1"]))).toMatchObject({ ok: 1, errors: {} });
     expect(await chainRevocations()).toBe(0);
-  });
+  }, 90_000);
 
   it("an idle grant (old token expired, nothing to probe): a 500 that did nothing is retried once and the install saved", async () => {
     const { installRowId, installId } = await installViaPortal(1002);

@@ -116,16 +116,20 @@ export async function alertOnReconnected(tx: Tx, installRowId: string): Promise<
 /** The client's incident key (exported for lib/oauth/circuit.ts, which asks whether it is open in the same statement that closes the circuit). */
 export const clientIncident = (clientId: string) => `client:${clientId}`;
 
-/** invalid_client opened the circuit: the first time since the last success, one alert. Inside the circuit's transaction. */
-export async function alertOnCircuitOpened(tx: Tx, clientId: string): Promise<void> {
+/** Opens the incident unless it is open already: true when this call opened it (RETURNING says so). */
+async function openIncident(tx: Tx, key: string): Promise<boolean> {
   const now = new Date();
-  // Opens the incident unless it is open already; RETURNING says whether this call opened it.
   const opened = await tx.$queryRaw<{ key: string }[]>`
-    INSERT INTO alert_incidents (key, open, opened_at, updated_at) VALUES (${clientIncident(clientId)}, true, ${now}, ${now})
+    INSERT INTO alert_incidents (key, open, opened_at, updated_at) VALUES (${key}, true, ${now}, ${now})
     ON CONFLICT (key) DO UPDATE SET open = true, opened_at = EXCLUDED.opened_at, closed_at = NULL, updated_at = EXCLUDED.updated_at
     WHERE NOT alert_incidents.open
     RETURNING key`;
-  if (opened.length === 0) return;
+  return opened.length > 0;
+}
+
+/** invalid_client opened the circuit: the first time since the last success, one alert. Inside the circuit's transaction. */
+export async function alertOnCircuitOpened(tx: Tx, clientId: string): Promise<void> {
+  if (!(await openIncident(tx, clientIncident(clientId)))) return;
   await raiseAlert(tx, {
     type: "client.circuit_open",
     incident: clientIncident(clientId),
@@ -251,13 +255,7 @@ export async function alertOnClockSkewed(
   skew: { skewSeconds: number; source: string; toleranceSeconds: number; summary: string },
 ): Promise<void> {
   await db().$transaction(async (tx) => {
-    const now = new Date();
-    const opened = await tx.$queryRaw<{ key: string }[]>`
-      INSERT INTO alert_incidents (key, open, opened_at, updated_at) VALUES ('clock:' || ${host}, true, ${now}, ${now})
-      ON CONFLICT (key) DO UPDATE SET open = true, opened_at = EXCLUDED.opened_at, closed_at = NULL, updated_at = EXCLUDED.updated_at
-      WHERE NOT alert_incidents.open
-      RETURNING key`;
-    if (opened.length === 0) return;
+    if (!(await openIncident(tx, clockIncident(host)))) return;
     await raiseAlert(tx, {
       type: "clock.skewed",
       incident: clockIncident(host),

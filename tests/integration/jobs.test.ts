@@ -13,6 +13,7 @@ import { migrateJobSchema } from "../../lib/jobs/schema";
 import { resultOf, runAppWorker, startAppWorker } from "../helpers/app-process";
 import { migratedScratchDatabase } from "../helpers/database";
 import { armApiFault, clearApiFaults, closeSql, control, installViaPortal, knowIssuer, operatorRecords, resetWorld, sandboxEvents, sql, stack } from "../helpers/stack";
+import { sentOnTheWire } from "../helpers/wire";
 
 beforeEach(resetWorld);
 afterAll(closeSql);
@@ -340,20 +341,9 @@ describe("keep-alive's own concurrency and cost", () => {
     // The identity provider's kind is known already: its once-a-day look (lib/oauth/issuer-facts.ts) is not this refresh's cost.
     await knowIssuer();
     const { keepInstallAlive } = await import("@/lib/jobs/keep-alive");
-    // Every statement this process sends (Prisma's through its pg adapter, the refresh lock's own),
-    // counted where they all pass: node-postgres's Client#query. The helpers' `sql` is not used meanwhile.
-    const sent: string[] = [];
-    const query = pg.Client.prototype.query;
-    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-      const text = typeof args[0] === "string" ? args[0] : (args[0] as { text?: string })?.text;
-      sent.push(String(text).replace(/\s+/g, " ").slice(0, 100));
-      return (query as (...a: unknown[]) => unknown).apply(this, args);
-    } as typeof query;
-    try {
-      expect(await keepInstallAlive(installRowId)).toBe("refreshed");
-    } finally {
-      pg.Client.prototype.query = query;
-    }
+    // Every statement this process sends, counted on the wire (tests/helpers/wire.ts).
+    const { answers: outcome, sent } = await sentOnTheWire(() => keepInstallAlive(installRowId));
+    expect(outcome).toBe("refreshed");
     // The due check, the lock and its release, the circuit's check, the grant read under the lock, the
     // marker, the new pair, the circuit's close-if-open with its incident check, and the history row
     // (lib/oauth/refresh.ts).

@@ -9,6 +9,7 @@ import { createHmac, randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { closeSql, resetWorld, sql, stack } from "../helpers/stack";
+import { sentOnTheWire } from "../helpers/wire";
 
 // Read by lib/env.ts when receive.ts first runs (below): a small pool and a short deadline, so the
 // deadline test can exhaust the one and pass the other in a second.
@@ -245,26 +246,6 @@ async function countingStatements<T>(work: (client: pg.Client) => Promise<T>): P
     return { result, statements };
   } finally {
     await client.end();
-  }
-}
-
-/**
- * Every statement this process sends while `work` runs (the ingest pool's, Prisma's through its pg
- * adapter, pg-boss's), counted where they all pass: node-postgres's Client#query. Each is one round
- * trip (node-postgres sends a query only once the one before it has answered).
- */
-async function sentOnTheWire<T>(work: () => Promise<T>): Promise<{ answers: T; sent: string[] }> {
-  const sent: string[] = [];
-  const query = pg.Client.prototype.query;
-  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const text = typeof args[0] === "string" ? args[0] : (args[0] as { text?: string })?.text;
-    sent.push(String(text).replace(/\s+/g, " ").slice(0, 100));
-    return (query as (...a: unknown[]) => unknown).apply(this, args);
-  } as typeof query;
-  try {
-    return { answers: await work(), sent };
-  } finally {
-    pg.Client.prototype.query = query;
   }
 }
 

@@ -46,8 +46,8 @@ export async function POST(request: Request): Promise<NextResponse> {
     // webhook log, so staff can ask the service to replay just those (contract §6).
     const deliveryId = refusedDeliveryId(rawBody, signature);
     if (error instanceof ConnectionDeadlineError) {
-      // A burst larger than the database can take in time: refuse inside the service's deadline (at
-      // once when the ingest's queue cannot be through in time), having recorded nothing; the
+      // A burst larger than the database can take in time: refuse inside the service's deadline (no
+      // connection came in time to record it before then: lib/db/ingest-pool.ts), having recorded nothing; the
       // service logs the failure, and a replay on request brings it.
       logger.warn({ waitedMs: error.waitedMs, deliveryId }, "webhook not recorded before its deadline; answered 503");
     } else {

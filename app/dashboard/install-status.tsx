@@ -7,6 +7,7 @@ import { SignOutButton } from "@/app/components/sign-out-button";
 import type { InstallSummary } from "@/lib/installs/dashboard";
 import { isSafeRedirect } from "@/lib/installs/reauth";
 import { describeScopes } from "@/lib/installs/scope-words";
+import { resourceShared } from "@/lib/sync/resources";
 import { readDashboardConfig } from "@/lib/dashboard/config";
 import { dashboardI18n } from "@/lib/i18n/request";
 import type { MessageKey, Words } from "@/lib/i18n/messages";
@@ -185,12 +186,13 @@ export async function GrantedAccess({ scopes }: { scopes: string[] }) {
  * `receivedAt`: when it was sent. A lost delivery cannot be read back from the API (A210), so the
  * operator is told what the app has and how to send it again.
  */
-export async function InstallConfiguration({ config, receivedAt }: { config: unknown; receivedAt: Date | null }) {
+export async function InstallConfiguration({ config, receivedAt, grantedScopes }: { config: unknown; receivedAt: Date | null; grantedScopes: readonly string[] }) {
   const { t, f } = await dashboardI18n();
   const { currency, siteIds, syncCharges } = readDashboardConfig(config);
   const rows = [
     { label: t("settings.sites"), value: siteIds.length === 0 ? t("settings.sitesAll") : t("settings.sitesChosen", { count: siteIds.length, list: siteIds.join(", ") }) },
-    { label: t("settings.importSessions"), value: syncCharges ? t("settings.yes") : t("settings.no") },
+    // "yes" is what the operator chose; without the scope there is nothing to import (contract §2).
+    { label: t("settings.importSessions"), value: !syncCharges ? t("settings.no") : resourceShared("charges", grantedScopes) ? t("settings.yes") : t("settings.yesNotShared") },
     { label: t("settings.currency"), value: currency ?? t("settings.currencyAsRecorded") },
   ];
   return (

@@ -12,6 +12,7 @@
 
 import type { Locale } from "@/lib/i18n/locales";
 import type { MessageKey } from "@/lib/i18n/messages";
+import type { ResourceName } from "@/lib/sync/resources";
 
 export type DashboardSection = {
   /** The section's page: its folder under app/dashboard/. */
@@ -31,12 +32,17 @@ export type DashboardSection = {
    * (tests/unit/dashboard-sections.test.ts checks it). The core sections are linked from other pages.
    */
   optional?: true;
+  /**
+   * The synced resource it lists, with each record at `<href>/<record id>`: how another page links to
+   * that list or a record (sectionListing) without naming the section, so that it can go.
+   */
+  lists?: ResourceName;
 };
 
 export const DASHBOARD_SECTIONS = [
   // The synced resources the operator reads (lib/sync/resources.ts).
   { href: "/dashboard/charge-points", label: "Charge points", messageKey: "nav.chargePoints" },
-  { href: "/dashboard/sessions", label: "Sessions", messageKey: "nav.sessions" },
+  { href: "/dashboard/sessions", label: "Sessions", messageKey: "nav.sessions", lists: "charges" },
   // Optional: the teams write's worked example (DASHBOARD_MANAGE_TEAMS) over the synced teams.
   { href: "/dashboard/teams", label: "Teams", optional: true, labels: { nb: "Team" } },
   // Optional: the beta EVSE charge history, read live (contract §4.3).
@@ -45,6 +51,11 @@ export const DASHBOARD_SECTIONS = [
   // A section like the others, so that it is in the nav on every screen, last.
   { href: "/dashboard/settings", label: "Settings and access", messageKey: "nav.settings" },
 ] as const satisfies readonly DashboardSection[];
+
+/** The section that lists a synced resource; undefined when the dashboard has none (a fork removed it). */
+export function sectionListing(resource: ResourceName): DashboardSection | undefined {
+  return (DASHBOARD_SECTIONS as readonly DashboardSection[]).find((section) => section.lists === resource);
+}
 
 /** The Overview, first in the nav: the dashboard's home, not a section of its own. */
 export const OVERVIEW = { href: "/dashboard", label: "Overview", messageKey: "nav.overview" } as const satisfies {

@@ -11,9 +11,17 @@ import { z } from "zod";
 import { db } from "@/lib/db/client";
 import { translator, type Translator } from "@/lib/i18n/messages";
 import { Prisma } from "@/lib/db/generated/client";
+import { findSyncedResource } from "@/lib/sync/resources";
 
 /** English, for a caller without a request (the staff console, scripts); pages pass the operator's translator. */
 const ENGLISH = translator("en");
+
+/**
+ * The copy of teams, when the app keeps one (lib/sync/resources.ts). Looked up by name, so that a fork
+ * that removes the teams resource loses the pages' Team column, filter and field with it.
+ */
+const TEAMS = findSyncedResource("teams");
+export const SHOWS_TEAMS = TEAMS !== undefined;
 
 export const PER_PAGE_CHOICES = [10, 25, 50, 100] as const;
 export const SORTS = ["name", "state", "power", "city"] as const;
@@ -142,8 +150,11 @@ export type FilterOptions = {
   states: string[];
   /** The install's sites, each with the words siteLabel gives it. */
   sites: { id: string; label: string }[];
-  /** Teams the install's charge points belong to; the name when the copy of teams has it (teams:read granted). */
-  teams: { id: string; name: string | null }[];
+  /**
+   * Teams the install's charge points belong to; the name when the copy of teams has it (teams:read
+   * granted). Null when the app keeps no copy of teams (SHOWS_TEAMS): no Team column or filter then.
+   */
+  teams: { id: string; name: string | null }[] | null;
   /** Whether the install has any charge point at all: "No charge points" rather than "none match". */
   any: boolean;
 };
@@ -159,9 +170,9 @@ export async function loadFilterOptions(installRowId: string, t: Translator = EN
   ]);
   const ids = teamIds.map((t) => t.teamId!);
   const names = await teamNames(installRowId, ids);
-  const teams = ids
-    .map((id) => ({ id, name: names.get(id) ?? null }))
-    .sort((a, b) => (a.name ?? `\uffff${a.id}`).localeCompare(b.name ?? `\uffff${b.id}`));
+  const teams = SHOWS_TEAMS
+    ? ids.map((id) => ({ id, name: names.get(id) ?? null })).sort((a, b) => (a.name ?? `\uffff${a.id}`).localeCompare(b.name ?? `\uffff${b.id}`))
+    : null;
   const siteIds = sites.map((s) => s.siteId!);
   const labels = await siteLabels(installRowId, siteIds, t);
   return { states: states.map((s) => s.state!), sites: siteIds.map((id) => ({ id, label: labels.get(id) ?? siteLabel(id, null, t) })), teams, any: first !== null };
@@ -202,9 +213,12 @@ export async function siteLabels(installRowId: string, siteIds: readonly string[
 
 /** Team names from the copy of teams (empty when teams:read was not granted: the pages then show the team's id). */
 export async function teamNames(installRowId: string, ids: readonly string[]): Promise<Map<string, string>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db().syncedTeam.findMany({ where: { installRowId, externalId: { in: [...ids] } }, select: { externalId: true, name: true } });
-  return new Map(rows.filter((r) => r.name).map((r) => [r.externalId, r.name!]));
+  if (!TEAMS || ids.length === 0) return new Map();
+  // The record's own name (the `raw` every synced table keeps), so this read needs no teams model.
+  const rows = await db().$queryRaw<{ external_id: string; name: string | null }[]>`
+    SELECT external_id, raw->>'name' AS name FROM ${Prisma.raw(TEAMS.table)}
+    WHERE install_row_id = ${installRowId}::uuid AND external_id = ANY(${[...ids]}::text[])`;
+  return new Map(rows.filter((r) => r.name).map((r) => [r.external_id, r.name!]));
 }
 
 const ConnectorSchema = z.object({

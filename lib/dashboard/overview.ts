@@ -11,6 +11,9 @@ import "server-only";
 import { z } from "zod";
 import { db } from "@/lib/db/client";
 import { dateTimeFormat } from "@/lib/i18n/format";
+import { grantsResource } from "@/lib/installs/scopes";
+import { SYNCED_RESOURCES, resourceShared } from "@/lib/sync/resources";
+import type { Locale } from "@/lib/i18n/locales";
 import { readDashboardConfig } from "./config";
 import { loadFreshness, type ResourceFreshness } from "./freshness";
 
@@ -111,8 +114,29 @@ export type CurrencyTotal = { currency: string | null; decimals: number | null; 
 
 export type StateCount = { state: string | null; count: number };
 
+/**
+ * Whether the Overview has session figures: `not_imported` (the operator's configuration turns them
+ * off), `not_shared` (the grant lacks the charges' scope, contract §2: nothing will ever arrive),
+ * `copying` (no pass over the charges has ended yet), `copied`.
+ */
+export type SessionsState = "not_imported" | "not_shared" | "copying" | "copied";
+
+/** A synced resource's own headline (SyncResource.overviewHeadline), after the core ones. */
+export type ExtraHeadline = {
+  resource: string;
+  label: string;
+  labels?: Partial<Record<Locale, string>>;
+  detail?: string;
+  details?: Partial<Record<Locale, string>>;
+  /** A count once the copy exists; null while it is being made, or when the operator did not share it. */
+  value: number | null;
+  state: "not_shared" | "copying" | "shown";
+};
+
 export type Overview = {
   range: OverviewRange;
+  sessions: SessionsState;
+  extraHeadlines: ExtraHeadline[];
   config: { currency: string | undefined; syncCharges: boolean; siteIds: readonly string[] };
   freshness: { chargePoints: ResourceFreshness; charges: ResourceFreshness };
   /** How much of the copy exists, counted only while a first pass has not ended ("copying, N so far"); charges 0 otherwise. */
@@ -138,12 +162,16 @@ async function latestSessionStart(installRowId: string): Promise<Date | null> {
   return row?.latest ?? null;
 }
 
+/** What the Overview needs of the install: its row, its stored configuration and what its operator granted. */
+export type OverviewInstall = { id: string; config: unknown; grantedScopes: readonly string[] };
+
 /**
  * `timeZone`: the operator's (lib/i18n/request.ts), a valid IANA zone; the days, the range's ends and
  * "today" are that zone's.
  */
-export async function loadOverview(installRowId: string, storedConfig: unknown, choice: RangeChoice, now = new Date(), timeZone = "UTC"): Promise<Overview> {
-  const config = readDashboardConfig(storedConfig);
+export async function loadOverview(install: OverviewInstall, choice: RangeChoice, now = new Date(), timeZone = "UTC"): Promise<Overview> {
+  const installRowId = install.id;
+  const config = readDashboardConfig(install.config);
   const [freshness, latestSessionAt, states] = await Promise.all([
     loadFreshness(installRowId),
     latestSessionStart(installRowId),
@@ -155,7 +183,14 @@ export async function loadOverview(installRowId: string, storedConfig: unknown, 
   ]);
   // How much is copied so far: only while a first pass has not ended, when the page says it. Once the
   // copy is complete the figures say it, and counting 20,000 charges on every visit would be waste.
-  const stillCopying = freshness.charge_points.asOf === null || (config.syncCharges && freshness.charges.asOf === null);
+  const sessions: SessionsState = !config.syncCharges
+    ? "not_imported"
+    : !resourceShared("charges", install.grantedScopes)
+      ? "not_shared"
+      : freshness.charges.asOf === null
+        ? "copying"
+        : "copied";
+  const stillCopying = freshness.charge_points.asOf === null || sessions === "copying";
   const copied = stillCopying
     ? await db().$queryRaw<{ charge_points: number; charges: number }[]>`
         SELECT (SELECT count(*)::int FROM synced_charge_points WHERE install_row_id = ${installRowId}::uuid AND deleted_at IS NULL) AS charge_points,
@@ -166,8 +201,9 @@ export async function loadOverview(installRowId: string, storedConfig: unknown, 
   // One row per day (in the operator's zone) and currency: sessions, energy and revenue. `price` is what the session was
   // priced at for the driver (docs/spec-gaps.md, "revenue on the Overview"); summed as numeric in
   // SQL and sent as text, so no cent is lost before the page formats it.
-  const rows = config.syncCharges
-    ? await db().$queryRaw<{ day: string; currency: string | null; decimals: number | null; sessions: number; kwh: number; revenue: string | null }[]>`
+  const rows =
+    sessions === "copying" || sessions === "copied"
+      ? await db().$queryRaw<{ day: string; currency: string | null; decimals: number | null; sessions: number; kwh: number; revenue: string | null }[]>`
         SELECT to_char((started_at AT TIME ZONE ${timeZone})::date, 'YYYY-MM-DD') AS day,
                currency,
                max(currency_decimals) AS decimals,
@@ -182,7 +218,7 @@ export async function loadOverview(installRowId: string, storedConfig: unknown, 
           AND started_at >= (${range.from}::date::timestamp AT TIME ZONE ${timeZone})
           AND started_at < ((${range.to}::date + 1)::timestamp AT TIME ZONE ${timeZone})
         GROUP BY 1, currency`
-    : [];
+      : [];
 
   const byDay = new Map<string, DayFigures>();
   for (let day = range.from; day <= range.to; day = addDays(day, 1)) byDay.set(day, { day, sessions: 0, kwh: 0 });
@@ -209,6 +245,8 @@ export async function loadOverview(installRowId: string, storedConfig: unknown, 
   const total = states.reduce((n, s) => n + s.count, 0);
   return {
     range,
+    sessions,
+    extraHeadlines: await extraHeadlines(install, freshness, { from: range.from, to: range.to, timeZone }),
     config: { currency: config.currency, syncCharges: config.syncCharges, siteIds: config.siteIds },
     freshness: { chargePoints: freshness.charge_points, charges: freshness.charges },
     copied: { chargePoints: copied[0]?.charge_points ?? 0, charges: copied[0]?.charges ?? 0 },
@@ -226,4 +264,20 @@ export async function loadOverview(installRowId: string, storedConfig: unknown, 
       inError: states.filter((s) => s.state !== null && ERROR_STATES.has(s.state)).reduce((n, s) => n + s.count, 0),
     },
   };
+}
+
+/** The headlines the synced resources declare, in the registry's order; a read only for a copy that exists. */
+async function extraHeadlines(
+  install: OverviewInstall,
+  freshness: Awaited<ReturnType<typeof loadFreshness>>,
+  range: { from: string; to: string; timeZone: string },
+): Promise<ExtraHeadline[]> {
+  return Promise.all(
+    SYNCED_RESOURCES.flatMap(({ name, scopeResource, overviewHeadline }) => {
+      if (!overviewHeadline) return [];
+      const { read, ...words } = overviewHeadline;
+      const state = !grantsResource(install.grantedScopes, scopeResource) ? "not_shared" : freshness[name].asOf === null ? "copying" : "shown";
+      return [(async (): Promise<ExtraHeadline> => ({ resource: name, ...words, state, value: state === "shown" ? await read(install.id, range) : null }))()];
+    }),
+  );
 }

@@ -10,6 +10,7 @@ import "server-only";
 import { z } from "zod";
 import { db } from "@/lib/db/client";
 import { env } from "@/lib/env";
+import { grantsResource } from "@/lib/installs/scopes";
 import { fetchInstallSummary, type InstallSummary } from "@/lib/installs/dashboard";
 import { renameTeam } from "@/lib/partner-api/client";
 import { loadFreshness, type ResourceFreshness } from "./freshness";
@@ -52,11 +53,6 @@ export type TeamsView = {
   write: TeamsWriteState;
 };
 
-/** Whether the grant lets the app read teams: any scope of the resource (a bare resource is read, contract §2). */
-function grantsTeamsRead(grantedScopes: readonly string[]): boolean {
-  return grantedScopes.some((scope) => scope === "teams" || scope.startsWith("teams:"));
-}
-
 export function teamsWriteState(grantedScopes: readonly string[]): TeamsWriteState {
   if (env().DASHBOARD_MANAGE_TEAMS !== "on") return "off";
   return grantedScopes.includes(TEAMS_WRITE_SCOPE) ? "granted" : "not_granted";
@@ -75,7 +71,7 @@ export async function loadTeams(install: Pick<InstallSummary, "id" | "grantedSco
     }),
   ]);
   return {
-    readable: grantsTeamsRead(install.grantedScopes),
+    readable: grantsResource(install.grantedScopes, "teams"),
     freshness: freshness.teams,
     teams: rows.map((row) => ({ id: row.externalId, name: row.name, type: row.type, updatedAt: teamChangedAt(row.raw) })),
     write: teamsWriteState(install.grantedScopes),

@@ -17,6 +17,7 @@ import { storableJson } from "@/lib/db/storable-text";
 import { Prisma } from "@/lib/db/generated/client";
 import { logger } from "@/lib/log";
 import { recordSyncLag, recordSyncRun } from "@/lib/telemetry";
+import { grantsResource } from "@/lib/installs/scopes";
 import { withAccessToken } from "@/lib/oauth/access";
 import { TokenCircuitOpenError } from "@/lib/oauth/circuit";
 import { NoUsableTokenError, TokenRefreshUnavailableError } from "@/lib/oauth/errors";
@@ -86,14 +87,6 @@ class InstallNotActiveError extends Error {
   }
 }
 
-/**
- * contract §2: scopes are `<resource>` or `<resource>:<permission>`. An install granted no scope
- * naming the resource is not asked at all; one granted only a permission that turns out not to
- * allow reading gets a 403 ACCESS_FORBIDDEN, recorded the same way ("scope_not_granted").
- */
-function grantsResource(scopes: readonly string[], resource: string): boolean {
-  return scopes.some((scope) => scope === resource || scope.startsWith(`${resource}:`));
-}
 
 /**
  * Each page is written only while the install is ACTIVE, and the check holds a share lock on the
@@ -197,6 +190,8 @@ export async function syncResource<Row extends SyncedRow>(resource: SyncResource
   };
 
   try {
+    // An install granted no scope naming the resource is not asked at all; one granted only a
+    // permission that does not allow reading gets a 403 ACCESS_FORBIDDEN, recorded the same way.
     if (!grantsResource(run.grantedScopes, resource.scopeResource)) {
       Object.assign(summary, { outcome: "skipped", reason: "scope_not_granted" });
       return summary;

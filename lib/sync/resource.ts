@@ -8,6 +8,7 @@
 // the console's sync status (lib/admin/timeline.ts) and the scope words (lib/installs/scope-words.ts).
 import "server-only";
 import type { Tx } from "@/lib/db/client";
+import type { Locale } from "@/lib/i18n/locales";
 import type { ListPath } from "@/lib/partner-api/client";
 import type { SyncConfig } from "./config";
 
@@ -55,7 +56,28 @@ export interface SyncResource<Row extends SyncedRow, Name extends string = strin
   oldestOpen?(tx: Tx, installRowId: string, since: Date): Promise<{ id: string; position: number } | null>;
   /** Deletes the install's rows the configuration no longer keeps; returns how many. */
   pruneOutOfScope(tx: Tx, installRowId: string, config: SyncConfig): Promise<number>;
+  /**
+   * Optional: a figure of this resource among the Overview's headlines, after the core ones. The
+   * Overview says "not shared" when the install's grant lacks the resource's scope and "—" until the
+   * copy's first pass has ended; only then does it call `read`.
+   */
+  overviewHeadline?: OverviewHeadline;
 }
+
+export type OverviewHeadline = {
+  /** Its name on the tile, in English; `labels` in the other shipped languages. */
+  label: string;
+  labels?: Partial<Record<Locale, string>>;
+  /** The line under the figure ("in the range", "in the copy"), in English; `details` in other languages. */
+  detail?: string;
+  details?: Partial<Record<Locale, string>>;
+  /**
+   * The install's figure, shown as a count. `range`: the Overview's days (YYYY-MM-DD, both included)
+   * in the operator's zone, for a figure bounded by it: `col >= (from::date::timestamp AT TIME ZONE
+   * zone) AND col < ((to::date + 1)::timestamp AT TIME ZONE zone)`, as lib/dashboard/overview.ts does.
+   */
+  read(installRowId: string, range: { from: string; to: string; timeZone: string }): Promise<number>;
+};
 
 /**
  * Declares a resource, keeping its name's literal type (so `ResourceName` in ./resources.ts is the

@@ -10,6 +10,7 @@
 // The dashboard's pages are a registry of their own (app/dashboard/sections.ts): a resource need not
 // have a page, and a page need not read a synced resource.
 import "server-only";
+import { grantsResource } from "@/lib/installs/scopes";
 import { chargePoints } from "./charge-points";
 import { charges } from "./charges";
 import type { SyncResource, SyncedRow } from "./resource";
@@ -27,4 +28,13 @@ export const SYNCED_RESOURCES: readonly SyncResource<SyncedRow, ResourceName>[] 
 /** The resource of that name; undefined for a name no longer registered (an old sync_runs row). */
 export function findSyncedResource(name: string): SyncResource<SyncedRow, ResourceName> | undefined {
   return SYNCED_RESOURCES.find((resource) => resource.name === name);
+}
+
+/**
+ * Whether the app has (or will have) a copy of the resource for this grant: it is registered and the
+ * operator shared it. A page of a resource not shared says so and never waits for a copy.
+ */
+export function resourceShared(name: string, grantedScopes: readonly string[]): boolean {
+  const resource = findSyncedResource(name);
+  return resource !== undefined && grantsResource(grantedScopes, resource.scopeResource);
 }

@@ -4,7 +4,7 @@
 // Screenshots are attached to the test's results.
 import { expect, test, type Page, type TestInfo } from "@playwright/test";
 import { approveInPortal, expectAccessible, operators, requiredEnv } from "../helpers/e2e";
-import { closeSql, resetWorld, sql, stack } from "../helpers/stack";
+import { closeSql, control, resetWorld, sql, stack } from "../helpers/stack";
 
 test.beforeEach(resetWorld);
 test.afterAll(closeSql);
@@ -98,6 +98,50 @@ test("the overview of a synced operator, at desktop and phone widths", async ({ 
   await expect(page.getByTestId("overview-range")).toHaveText("1 Feb 2025 to 28 Feb 2025: 28 days (UTC)");
   await expectNoSidewaysScroll(page);
   expect(refused).toEqual([]);
+});
+
+test("an operator who did not share their sessions: every page says so, and none waits for them", async ({ page }, testInfo) => {
+  // The app asks for charge points only (a fork that dropped charge-transactions:read), so the
+  // operator's consent grants no sessions; the sync skips them (scope_not_granted).
+  await control("POST", "/app/scopes", { scopes: ["charge-points:read"] });
+  const operator = (await operators()).find((o) => o.id === NORTHWIND)!;
+  await approveInPortal(page, operator);
+  await expect(page).toHaveURL(`${stack.appUrl}/dashboard`);
+  const response = await fetch(`${stack.appUrl}/api/cron/sync`, { method: "POST", headers: { Authorization: `Bearer ${requiredEnv("CRON_SECRET")}` } });
+  expect(response.status).toBe(200);
+
+  // Every router.refresh() of a polling page is an RSC request that is not a link's prefetch.
+  const refreshes: string[] = [];
+  page.on("request", (request) => {
+    const headers = request.headers();
+    if (headers["rsc"] !== undefined && headers["next-router-prefetch"] === undefined) refreshes.push(request.url());
+  });
+  for (const [width, height] of [
+    [1280, 800],
+    [390, 844],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    await page.goto("/dashboard?from=2025-01-01&to=2025-12-31");
+    await expect(page.getByTestId("headline-charge-points-value")).toHaveText("23");
+    for (const headline of ["sessions", "energy", "revenue"]) await expect(page.getByTestId(`headline-${headline}-value`)).toHaveText("Not shared");
+    await expect(page.getByTestId("tile-sessions")).toContainText("You did not share your charging sessions with this app");
+    await expect(page.getByTestId("refresh-while-copying")).toHaveCount(0);
+    await expect(page.getByTestId("overview-as-of")).not.toContainText("Sessions");
+    await attachScreenshot(page, testInfo, `overview-sessions-not-shared-${width}.png`);
+  }
+  // Longer than two of RefreshWhileCopying's quick intervals (3 s): a polling page would have asked by now.
+  refreshes.length = 0;
+  await page.waitForTimeout(7_000);
+  expect(refreshes).toEqual([]);
+
+  // A charge point's page offers no sessions, and Settings says the chosen import has nothing to import.
+  const [point] = await sql<{ external_id: string }>("SELECT external_id FROM synced_charge_points ORDER BY external_id LIMIT 1");
+  await page.goto(`/dashboard/charge-points/${point!.external_id}`);
+  await expect(page.getByTestId("charge-point-detail")).toContainText("Sessions are not shared with the app");
+  await expect(page.locator('a[href*="chargePoint="]')).toHaveCount(0);
+  await expect(page.getByTestId("recent-sessions")).toHaveCount(0);
+  await page.goto("/dashboard/settings");
+  await expect(page.getByTestId("install-config")).toContainText("yes, but sessions are not shared with the app");
 });
 
 test("when the copy cannot be read, the overview says so and its retry brings the figures back", async ({ page }, testInfo) => {

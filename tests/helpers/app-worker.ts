@@ -55,9 +55,6 @@
 //   purge                     one retention purge of revoked installs' synced data; prints its summary
 //   deliver-alerts [maxJobs]  delivers the queued alerts (lib/jobs/engine.ts deliverQueuedAlerts, as the worker
 //                             and the cron route do); prints {delivered, failed, more}
-//   rename-team <id> <teamId> <name>
-//                             the Teams page's write (lib/dashboard/teams.ts renameTeamForInstall), as the
-//                             server action calls it once the session is checked; prints the outcome
 import { createInterface } from "node:readline";
 import { InstallFailedError, completeInstall } from "../../lib/installs/connect";
 import { fetchInstallChargePoints, fetchInstallSummary } from "../../lib/installs/dashboard";
@@ -75,7 +72,6 @@ import { apiCounters, fetchChargePoints, fetchCharges, fetchConsumer, type ApiCo
 import { walkPages } from "../../lib/partner-api/paginate";
 import type { Priority } from "../../lib/partner-api/budget";
 import { purgeRevokedInstallData, syncInstall } from "../../lib/sync";
-import { renameTeamForInstall } from "../../lib/dashboard/teams";
 
 const [command, installRowId = "", countArg = "1"] = process.argv.slice(2);
 const realFetch = globalThis.fetch;
@@ -349,9 +345,6 @@ switch (command) {
     // Here the second argument is the batch limit, not an install.
     console.log(JSON.stringify(await deliverQueuedAlerts({ maxJobs: Number(installRowId || 100), timeLimitMs: 30_000 })));
     await stopJobEngine(1_000);
-    break;
-  case "rename-team":
-    console.log(JSON.stringify(await renameTeamForInstall(installRowId, { teamId: countArg, name: process.argv[5] ?? "" })));
     break;
   default:
     console.error(`unknown command ${command}`);

@@ -20,8 +20,10 @@ type SandboxChargePoint = { id: number; state: string };
 
 const sync = (installRowId: string) => syncInstall(installRowId, { perPage: 100 });
 
-async function storedConfig(installRowId: string): Promise<unknown> {
-  return (await sql<{ config: unknown }>("SELECT config FROM installs WHERE id = $1", [installRowId]))[0]!.config;
+/** What the Overview reads of the install (lib/dashboard/overview.ts OverviewInstall), as stored. */
+async function storedInstall(installRowId: string): Promise<{ id: string; config: unknown; grantedScopes: string[] }> {
+  const [row] = await sql<{ config: unknown; granted_scopes: string[] }>("SELECT config, granted_scopes FROM installs WHERE id = $1", [installRowId]);
+  return { id: installRowId, config: row!.config, grantedScopes: row!.granted_scopes };
 }
 
 /** The page's HTML as the server sent it, without the `<!-- -->` markers React puts between adjacent text nodes. */
@@ -55,7 +57,7 @@ describe("the figures, after a sync", () => {
     expect(charges).toHaveLength(36);
 
     // The whole seed (2025) as a custom range: every session counted once, on its UTC day.
-    const all = await loadOverview(install.installRowId, await storedConfig(install.installRowId), parseRangeQuery({ from: "2025-01-01", to: "2025-12-31" }));
+    const all = await loadOverview(await storedInstall(install.installRowId), parseRangeQuery({ from: "2025-01-01", to: "2025-12-31" }));
     expect(all.range).toEqual({ from: "2025-01-01", to: "2025-12-31", days: 365, ends: "custom" });
     expect(all.days).toHaveLength(365);
     expect(all.totals.sessions).toBe(36);
@@ -74,7 +76,7 @@ describe("the figures, after a sync", () => {
 
     // The default range: 30 days ending on the newest session's UTC day, not on today's date.
     const latest = charges.map((c) => c.startedAt).sort().at(-1)!;
-    const last30 = await loadOverview(install.installRowId, await storedConfig(install.installRowId), parseRangeQuery({}));
+    const last30 = await loadOverview(await storedInstall(install.installRowId), parseRangeQuery({}));
     expect(last30.range).toMatchObject({ to: dayOf(latest), days: 30, ends: "latest-session" });
     const from = last30.range.from;
     const inRange = charges.filter((c) => dayOf(c.startedAt) >= from && dayOf(c.startedAt) <= dayOf(latest));
@@ -102,7 +104,7 @@ describe("the figures, after a sync", () => {
     await sync(fjordline.installRowId);
     const wholeSeed = parseRangeQuery({ from: "2025-01-01", to: "2025-12-31" });
 
-    const mine = await loadOverview(fjordline.installRowId, null, wholeSeed);
+    const mine = await loadOverview({ ...(await storedInstall(fjordline.installRowId)), config: null }, wholeSeed);
     expect(mine.totals.sessions).toBe(14);
     expect(mine.chargePoints.total).toBe(7);
     expect(mine.revenue.map((r) => r.currency)).toEqual(["NOK"]);
@@ -171,7 +173,7 @@ describe("before the copy exists, and as configured", () => {
     expect(withNok.html).toContain("Some sessions are recorded in EUR, not in your reporting currency NOK. They are shown in their own currency and never converted.");
     expect(withNok.html).toContain("no sessions recorded in NOK");
     // The headline never prints a zero that is not one: what was taken (in EUR), and that none of it is in NOK.
-    const taken = (await loadOverview(install.installRowId, await storedConfig(install.installRowId), parseRangeQuery({ days: "90" }))).revenue;
+    const taken = (await loadOverview(await storedInstall(install.installRowId), parseRangeQuery({ days: "90" }))).revenue;
     expect(taken.map((r) => r.currency)).toEqual(["EUR"]);
     expect(headline(withNok.html, "headline-revenue")).toBe(new Intl.NumberFormat("en-GB", { style: "currency", currency: "EUR" }).format(taken[0]!.amount));
     expect(headline(withNok.html, "headline-revenue")).not.toContain("NOK");

@@ -17,8 +17,8 @@ const ALPENSTROM = 1003; // its seed has sessions at 22:31 and 22:36 UTC in Apri
 async function installed(operatorId: number) {
   const install = await installViaPortal(operatorId);
   expect((await syncInstall(install.installRowId, { perPage: 100 })).outcome).toBe("completed");
-  const [row] = await sql<{ config: unknown }>("SELECT config FROM installs WHERE id = $1", [install.installRowId]);
-  return { ...install, config: row!.config };
+  const [row] = await sql<{ config: unknown; granted_scopes: string[] }>("SELECT config, granted_scopes FROM installs WHERE id = $1", [install.installRowId]);
+  return { ...install, config: row!.config, grantedScopes: row!.granted_scopes };
 }
 
 const page = async (path: string, cookie: string) => {
@@ -65,7 +65,7 @@ describe("zones Intl accepts and PostgreSQL reads otherwise", () => {
       return Object.fromEntries([...days].sort());
     };
     const overviewDays = async (zone: string) => {
-      const overview = await loadOverview(install.installRowId, install.config, parseRangeQuery({ from: "2025-01-01", to: "2025-12-31" }), new Date(), zone);
+      const overview = await loadOverview({ id: install.installRowId, config: install.config, grantedScopes: install.grantedScopes }, parseRangeQuery({ from: "2025-01-01", to: "2025-12-31" }), new Date(), zone);
       return Object.fromEntries(overview.days.filter((d) => d.sessions > 0).map((d) => [d.day, d.sessions]));
     };
     expect(await overviewDays("Europe/Brussels")).toEqual(intlDays("Europe/Brussels"));

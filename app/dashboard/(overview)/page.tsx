@@ -23,7 +23,7 @@ export default async function OverviewPage({ searchParams }: { searchParams: Pro
 
   const choice = parseRangeQuery(await searchParams);
   // The days are the operator's (docs/spec-gaps.md A153): grouped in their zone, as the page labels them.
-  const overview = await loadOverview(install.id, install.config, choice, new Date(), (await dashboardI18n()).timeZone);
+  const overview = await loadOverview(install, choice, new Date(), (await dashboardI18n()).timeZone);
   // Only an ACTIVE install's copy moves; while re-authorization is pending it is shown as it is.
   return <OverviewView overview={overview} choice={choice} updating={install.status === "ACTIVE"} />;
 }

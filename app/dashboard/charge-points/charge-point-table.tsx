@@ -30,7 +30,7 @@ const teamLabel = (team: { id: string; name: string | null }, t: Translator) => 
 export async function ChargePointTable({ list, options, query, asOf }: { list: ChargePointList; options: FilterOptions; query: ChargePointQuery; asOf: Date }) {
   // Numbers and states in the operator's language (lib/i18n/request.ts).
   const { t, f } = await dashboardI18n();
-  const teams = new Map(options.teams.map((team) => [team.id, teamLabel(team, t)]));
+  const teams = options.teams === null ? null : new Map(options.teams.map((team) => [team.id, teamLabel(team, t)]));
 
   return (
     <section className="space-y-4">
@@ -57,7 +57,7 @@ export async function ChargePointTable({ list, options, query, asOf }: { list: C
             { label: t("chargePoints.col.state") },
             { label: t("chargePoints.col.type"), className: "hidden sm:table-cell" },
             { label: t("chargePoints.col.location"), className: "hidden md:table-cell" },
-            { label: t("chargePoints.col.team"), className: "hidden lg:table-cell" },
+            ...(teams ? [{ label: t("chargePoints.col.team"), className: "hidden lg:table-cell" }] : []),
           ]}
         >
           {list.items.map((cp) => (
@@ -75,7 +75,7 @@ export async function ChargePointTable({ list, options, query, asOf }: { list: C
               </td>
               <td className="hidden whitespace-nowrap px-3 py-2 sm:table-cell">{powerLabel(cp.type, cp.maxKw, f)}</td>
               <td className="hidden px-3 py-2 md:table-cell">{cp.addressLabel ?? cp.city ?? "—"}</td>
-              <td className="hidden px-3 py-2 lg:table-cell">{cp.teamId ? (teams.get(cp.teamId) ?? t("chargePoints.teamFallback", { id: cp.teamId })) : "—"}</td>
+              {teams ? <td className="hidden px-3 py-2 lg:table-cell">{cp.teamId ? (teams.get(cp.teamId) ?? t("chargePoints.teamFallback", { id: cp.teamId })) : "—"}</td> : null}
             </tr>
           ))}
         </DataTable>
@@ -149,17 +149,19 @@ function Filters({ options, query, t }: { options: FilterOptions; query: ChargeP
           ))}
         </select>
       </label>
-      <label className="text-xs font-medium text-slate-600">
-        {t("chargePoints.filter.team")}
-        <select name="team" defaultValue={query.team ?? ""} className={fieldClass}>
-          <option value="">{t("chargePoints.filter.allTeams")}</option>
-          {options.teams.map((team) => (
-            <option key={team.id} value={team.id}>
-              {teamLabel(team, t)}
-            </option>
-          ))}
-        </select>
-      </label>
+      {options.teams ? (
+        <label className="text-xs font-medium text-slate-600">
+          {t("chargePoints.filter.team")}
+          <select name="team" defaultValue={query.team ?? ""} className={fieldClass}>
+            <option value="">{t("chargePoints.filter.allTeams")}</option>
+            {options.teams.map((team) => (
+              <option key={team.id} value={team.id}>
+                {teamLabel(team, t)}
+              </option>
+            ))}
+          </select>
+        </label>
+      ) : null}
       <label className="text-xs font-medium text-slate-600">
         {t("chargePoints.filter.sort")}
         <select name="sort" defaultValue={query.sort} className={fieldClass}>

@@ -46,7 +46,7 @@ export default async function SettingsPage({ searchParams }: { searchParams: Pro
         <GrantedAccess scopes={install.grantedScopes} />
       </Panel>
       <Panel title={t("settings.configPanel")}>
-        <InstallConfiguration config={install.config} receivedAt={install.configUpdatedAt} />
+        <InstallConfiguration config={install.config} receivedAt={install.configUpdatedAt} grantedScopes={install.grantedScopes} />
       </Panel>
       <Panel title={t("settings.changePanel")}>
         <p className="mb-3 text-sm text-slate-600">{t("settings.changeText")}</p>

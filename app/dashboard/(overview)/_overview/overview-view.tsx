@@ -3,7 +3,7 @@
 // catalogue and every figure from the formatter module, in the operator's language and zone
 // (lib/i18n/request.ts); the days are the zone's days, and the page says which zone.
 import Link from "next/link";
-import type { CurrencyTotal, Overview, RangeChoice } from "@/lib/dashboard/overview";
+import type { CurrencyTotal, Overview, RangeChoice, SessionsState } from "@/lib/dashboard/overview";
 import type { ResourceFreshness } from "@/lib/dashboard/freshness";
 import { dashboardI18n, type DashboardI18n } from "@/lib/i18n/request";
 import { DailyBarChart, StatesBarChart } from "./charts";
@@ -21,10 +21,9 @@ import { MAX_RANGE_DAYS, RANGE_PRESETS } from "@/lib/dashboard/overview";
 export async function OverviewView({ overview, choice, updating }: { overview: Overview; choice: RangeChoice; updating: boolean }) {
   const i18n = await dashboardI18n();
   const { t, f } = i18n;
-  const { freshness, config } = overview;
-  const sessionsCopied = !config.syncCharges || freshness.charges.asOf !== null;
+  const { freshness, sessions } = overview;
   // Nothing to show until a first pass has ended: partial figures would look like real ones.
-  if (freshness.chargePoints.asOf === null && (freshness.charges.asOf === null || !config.syncCharges)) {
+  if (freshness.chargePoints.asOf === null && sessions !== "copied") {
     return <CopyUnderWay overview={overview} updating={updating} i18n={i18n} />;
   }
   return (
@@ -36,7 +35,8 @@ export async function OverviewView({ overview, choice, updating }: { overview: O
             {rangeSentence(overview, i18n)}
           </p>
           <AsOf overview={overview} i18n={i18n} />
-          {updating && !sessionsCopied ? <RefreshWhileCopying /> : null}
+          {/* Only a copy under way is waited for: sessions not shared or not imported will never come. */}
+          {updating && sessions === "copying" ? <RefreshWhileCopying /> : null}
         </div>
         <RangePicker choice={choice} range={overview.range} t={t} />
         {choice.kind === "default" ? (
@@ -50,20 +50,20 @@ export async function OverviewView({ overview, choice, updating }: { overview: O
         <Headline
           testId="headline-sessions"
           label={t("overview.headline.sessions")}
-          value={sessionsCopied && config.syncCharges ? f.count(overview.totals.sessions) : "—"}
-          detail={t("overview.headline.sessionsDetail")}
+          value={sessions === "copied" ? f.count(overview.totals.sessions) : sessionsPlaceholder(sessions, i18n)}
+          detail={sessions === "not_shared" ? t("overview.headline.notSharedDetail") : t("overview.headline.sessionsDetail")}
         />
         <Headline
           testId="headline-energy"
           label={t("overview.headline.energy")}
-          value={sessionsCopied && config.syncCharges ? f.kwh(overview.totals.kwh) : "—"}
-          detail={t("overview.headline.energyDetail")}
+          value={sessions === "copied" ? f.kwh(overview.totals.kwh) : sessionsPlaceholder(sessions, i18n)}
+          detail={sessions === "not_shared" ? t("overview.headline.notSharedDetail") : t("overview.headline.energyDetail")}
         />
         <Headline
           testId="headline-revenue"
           label={t("overview.headline.revenue")}
-          value={sessionsCopied && config.syncCharges ? headlineRevenue(overview, i18n) : "—"}
-          detail={sessionsCopied && config.syncCharges ? revenueDetail(overview, i18n) : t("overview.headline.revenueDetail")}
+          value={sessions === "copied" ? headlineRevenue(overview, i18n) : sessionsPlaceholder(sessions, i18n)}
+          detail={sessions === "copied" ? revenueDetail(overview, i18n) : sessions === "not_shared" ? t("overview.headline.notSharedDetail") : t("overview.headline.revenueDetail")}
         />
         <Headline
           testId="headline-charge-points"
@@ -71,16 +71,25 @@ export async function OverviewView({ overview, choice, updating }: { overview: O
           value={f.count(overview.chargePoints.total)}
           detail={t("overview.headline.chargePointsDetail", { available: f.count(overview.chargePoints.available), inError: f.count(overview.chargePoints.inError) })}
         />
+        {overview.extraHeadlines.map((h) => (
+          <Headline
+            key={h.resource}
+            testId={`headline-${h.resource}`}
+            label={h.labels?.[i18n.locale] ?? h.label}
+            value={h.state === "shown" ? f.count(h.value ?? 0) : h.state === "not_shared" ? t("overview.headline.notShared") : "—"}
+            detail={h.state === "not_shared" ? t("overview.headline.notSharedDetail") : (h.details?.[i18n.locale] ?? h.detail ?? "")}
+          />
+        ))}
       </div>
 
       <div className="grid gap-4 lg:grid-cols-2">
         <Tile title={t("overview.tile.energy")} testId="tile-energy">
-          <SessionFigures overview={overview} sessionsCopied={sessionsCopied} i18n={i18n}>
+          <SessionFigures overview={overview} i18n={i18n}>
             <DailyFigure overview={overview} field="kwh" color="#059669" i18n={i18n} />
           </SessionFigures>
         </Tile>
         <Tile title={t("overview.tile.sessions")} testId="tile-sessions">
-          <SessionFigures overview={overview} sessionsCopied={sessionsCopied} i18n={i18n}>
+          <SessionFigures overview={overview} i18n={i18n}>
             <DailyFigure overview={overview} field="sessions" color="#2563eb" i18n={i18n} />
           </SessionFigures>
         </Tile>
@@ -88,7 +97,7 @@ export async function OverviewView({ overview, choice, updating }: { overview: O
           <StatesFigure overview={overview} i18n={i18n} />
         </Tile>
         <Tile title={t("overview.tile.revenue")} testId="tile-revenue">
-          <SessionFigures overview={overview} sessionsCopied={sessionsCopied} i18n={i18n}>
+          <SessionFigures overview={overview} i18n={i18n}>
             <Revenue overview={overview} i18n={i18n} />
           </SessionFigures>
         </Tile>
@@ -120,7 +129,7 @@ function freshnessText(label: string, fresh: ResourceFreshness, { t, f }: Dashbo
 function AsOf({ overview, i18n }: { overview: Overview; i18n: DashboardI18n }) {
   const { t } = i18n;
   const parts = [freshnessText(t("overview.freshness.chargePoints"), overview.freshness.chargePoints, i18n)];
-  if (overview.config.syncCharges) parts.push(freshnessText(t("overview.freshness.sessions"), overview.freshness.charges, i18n));
+  if (overview.sessions === "copying" || overview.sessions === "copied") parts.push(freshnessText(t("overview.freshness.sessions"), overview.freshness.charges, i18n));
   return (
     <p className="text-xs text-slate-500" data-testid="overview-as-of">
       {parts.join("; ")}. {t("overview.freshness.source")}
@@ -128,9 +137,15 @@ function AsOf({ overview, i18n }: { overview: Overview; i18n: DashboardI18n }) {
   );
 }
 
-function SessionFigures({ overview, sessionsCopied, i18n: { t, f }, children }: { overview: Overview; sessionsCopied: boolean; i18n: DashboardI18n; children: React.ReactNode }) {
-  if (!overview.config.syncCharges) return <TileNote>{t("overview.notImported")}</TileNote>;
-  if (!sessionsCopied) return <TileNote>{t("overview.sessionsCopying", { count: f.count(overview.copied.charges) })}</TileNote>;
+/** The headline's figure while there is none: "Not shared" when the operator did not share sessions, else a dash. */
+function sessionsPlaceholder(sessions: SessionsState, { t }: DashboardI18n): string {
+  return sessions === "not_shared" ? t("overview.headline.notShared") : "—";
+}
+
+function SessionFigures({ overview, i18n: { t, f }, children }: { overview: Overview; i18n: DashboardI18n; children: React.ReactNode }) {
+  if (overview.sessions === "not_imported") return <TileNote>{t("overview.notImported")}</TileNote>;
+  if (overview.sessions === "not_shared") return <TileNote>{t("overview.notShared")}</TileNote>;
+  if (overview.sessions === "copying") return <TileNote>{t("overview.sessionsCopying", { count: f.count(overview.copied.charges) })}</TileNote>;
   if (overview.totals.sessions === 0) return <TileNote>{t("overview.noSessions")}</TileNote>;
   return <>{children}</>;
 }
@@ -273,10 +288,10 @@ function CopyUnderWay({ overview, updating, i18n: { t, f } }: { overview: Overvi
       <p className="text-sm text-slate-600" data-testid="copy-progress">
         {[
           started ? t("overview.copying.since", { when: f.dateTime(started) }) : t("overview.copying.notStarted"),
-          overview.config.syncCharges
+          overview.sessions === "copying"
             ? t("overview.copying.progressWithSessions", { chargePoints: f.count(overview.copied.chargePoints), sessions: f.count(overview.copied.charges) })
             : t("overview.copying.progress", { chargePoints: f.count(overview.copied.chargePoints) }),
-          overview.config.syncCharges ? "" : t("overview.copying.notImporting"),
+          overview.sessions === "not_imported" ? t("overview.copying.notImporting") : overview.sessions === "not_shared" ? t("overview.copying.notShared") : "",
         ]
           .filter(Boolean)
           .join(" ")}

@@ -6,16 +6,18 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { Suspense } from "react";
 import { currentOperator } from "@/lib/auth/operator-session";
-import { loadChargePoint } from "@/lib/dashboard/charge-points";
+import { SHOWS_TEAMS, loadChargePoint } from "@/lib/dashboard/charge-points";
 import { readDashboardConfig } from "@/lib/dashboard/config";
 import { loadFreshness } from "@/lib/dashboard/freshness";
 import { recentSessionsOf } from "@/lib/dashboard/sessions";
 import { loadDashboardInstall } from "@/lib/installs/dashboard";
+import { resourceShared } from "@/lib/sync/resources";
 import { dashboardI18n } from "@/lib/i18n/request";
 import { AsOf } from "../../_components/as-of";
 import { ChargePointStateBadge, powerLabel } from "../../_components/charge-point-state";
 import { SessionStateBadge } from "../../_components/session-state";
 import { SkeletonLine } from "../../_components/skeleton";
+import { sectionListing } from "../../sections";
 
 export async function generateMetadata(): Promise<Metadata> {
   return { title: (await dashboardI18n()).t("title.chargePoint") };
@@ -35,6 +37,9 @@ export default async function ChargePointPage({ params }: { params: Promise<{ id
   const [chargePoint, freshness] = await Promise.all([loadChargePoint(install.id, id, t), loadFreshness(install.id)]);
   if (!chargePoint) notFound();
   const config = readDashboardConfig(install.config);
+  // The sessions' own section, if the dashboard has one, for the links below (a fork may remove it).
+  const sessionsHref = sectionListing("charges")?.href;
+  const shared = resourceShared("charges", install.grantedScopes);
 
   const address = [chargePoint.address1, [chargePoint.zip, chargePoint.city].filter(Boolean).join(" "), chargePoint.country].filter(Boolean).join(", ");
   const mapHref =
@@ -69,7 +74,7 @@ export default async function ChargePointPage({ params }: { params: Promise<{ id
               {chargePoint.serialNumber ?? "—"}
             </Field>
             <Field label={t("chargePoint.site")}>{chargePoint.siteLabel ?? t("chargePoint.noSite")}</Field>
-            <Field label={t("chargePoint.team")}>{chargePoint.teamName ?? (chargePoint.teamId ? t("chargePoints.teamFallback", { id: chargePoint.teamId }) : "—")}</Field>
+            {SHOWS_TEAMS ? <Field label={t("chargePoint.team")}>{chargePoint.teamName ?? (chargePoint.teamId ? t("chargePoints.teamFallback", { id: chargePoint.teamId }) : "—")}</Field> : null}
             <Field label={t("chargePoint.visibility")}>
               {chargePoint.visibility === "public" ? t("chargePoint.public") : chargePoint.visibility === "private" ? t("chargePoint.private") : "—"}
             </Field>
@@ -114,18 +119,22 @@ export default async function ChargePointPage({ params }: { params: Promise<{ id
           <h3 id="cp-sessions" className="font-medium">
             {t("chargePoint.recent")}
           </h3>
-          <Link href={`/dashboard/sessions?chargePoint=${chargePoint.id}`} className="text-sm text-brand-700 hover:underline">
-            {t("chargePoint.allSessions")}
-          </Link>
+          {sessionsHref && config.syncCharges && shared ? (
+            <Link href={`${sessionsHref}?chargePoint=${chargePoint.id}`} className="text-sm text-brand-700 hover:underline">
+              {t("chargePoint.allSessions")}
+            </Link>
+          ) : null}
         </div>
         {!config.syncCharges ? (
           <p className="text-sm text-slate-600">{t("chargePoint.notImported")}</p>
+        ) : !shared ? (
+          <p className="text-sm text-slate-600">{t("chargePoint.notShared")}</p>
         ) : !freshness.charges.asOf ? (
           <p className="text-sm text-slate-600">{t("chargePoint.copying")}</p>
         ) : (
           // Streamed: the details above show at once, the sessions when their read is done.
           <Suspense fallback={<SkeletonLine className="h-24 w-full" />}>
-            <RecentSessions installRowId={install.id} chargePointId={chargePoint.id} />
+            <RecentSessions installRowId={install.id} chargePointId={chargePoint.id} sessionsHref={sessionsHref} />
           </Suspense>
         )}
       </section>
@@ -142,16 +151,20 @@ function Field({ label, mono, children }: { label: string; mono?: boolean; child
   );
 }
 
-async function RecentSessions({ installRowId, chargePointId }: { installRowId: string; chargePointId: string }) {
+async function RecentSessions({ installRowId, chargePointId, sessionsHref }: { installRowId: string; chargePointId: string; sessionsHref: string | undefined }) {
   const [sessions, { t, f }] = await Promise.all([recentSessionsOf(installRowId, chargePointId, 10), dashboardI18n()]);
   if (sessions.length === 0) return <p className="text-sm text-slate-600">{t("chargePoint.noSessions")}</p>;
   return (
     <ul className="divide-y divide-slate-100 rounded-lg border border-slate-200 bg-white text-sm" data-testid="recent-sessions">
       {sessions.map((s) => (
         <li key={s.id} className="flex flex-wrap items-center justify-between gap-x-4 gap-y-1 px-3 py-2">
-          <Link href={`/dashboard/sessions/${s.id}`} className="text-brand-700 hover:underline">
-            {f.dateTime(s.startedAt)}
-          </Link>
+          {sessionsHref ? (
+            <Link href={`${sessionsHref}/${s.id}`} className="text-brand-700 hover:underline">
+              {f.dateTime(s.startedAt)}
+            </Link>
+          ) : (
+            <span>{f.dateTime(s.startedAt)}</span>
+          )}
           <span className="flex flex-wrap items-center gap-3 text-slate-600">
             <span>{f.kwh(s.consumedKwh)}</span>
             <span className="hidden sm:inline">{f.duration(s.startedAt && s.stoppedAt ? s.stoppedAt.getTime() - s.startedAt.getTime() : null)}</span>

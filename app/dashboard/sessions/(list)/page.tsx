@@ -11,6 +11,7 @@ import { readDashboardConfig } from "@/lib/dashboard/config";
 import { loadFreshness } from "@/lib/dashboard/freshness";
 import { listSessions, parseSessionQuery } from "@/lib/dashboard/sessions";
 import { loadDashboardInstall } from "@/lib/installs/dashboard";
+import { resourceShared } from "@/lib/sync/resources";
 import { SessionTable, SessionsUnavailable } from "../session-table";
 
 export async function generateMetadata(): Promise<Metadata> {
@@ -18,9 +19,6 @@ export async function generateMetadata(): Promise<Metadata> {
 }
 
 export const dynamic = "force-dynamic";
-
-// contract §2: the scope that grants GET /charges (public-facts.md: "charge transactions" are charges).
-const CHARGES_SCOPE = "charge-transactions:read";
 
 export default async function SessionsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const params = await searchParams;
@@ -30,7 +28,7 @@ export default async function SessionsPage({ searchParams }: { searchParams: Pro
 
   const config = readDashboardConfig(install.config);
   if (!config.syncCharges) return <SessionsUnavailable reason="not_imported" />;
-  if (!install.grantedScopes.includes(CHARGES_SCOPE)) return <SessionsUnavailable reason="not_granted" />;
+  if (!resourceShared("charges", install.grantedScopes)) return <SessionsUnavailable reason="not_granted" />;
   const { charges: freshness } = await loadFreshness(install.id);
   // Only an ACTIVE install's copy moves: while re-authorization is pending, nothing would ever arrive.
   if (!freshness.asOf) return <SessionsUnavailable reason="being_copied" updating={install.status === "ACTIVE"} />;

@@ -6,6 +6,7 @@
 // CHROMIUM_PATH or its own browser.
 import { defineConfig } from "@playwright/test";
 import { registryChromiumEnv } from "./scripts/lib/registry-chromium";
+import { scaled } from "./tests/helpers/time-scale";
 
 const executablePath = process.env.CHROMIUM_PATH || undefined;
 
@@ -20,7 +21,9 @@ export default defineConfig({
   fullyParallel: false,
   forbidOnly: !!process.env.CI,
   retries: 0,
-  timeout: 60_000,
+  // Timeouts catch hangs; each is scaled by the machine's load at the run's start (tests/helpers/time-scale.ts).
+  timeout: scaled(60_000),
+  expect: { timeout: scaled(5_000) },
   reporter: [["list"], ["json"]],
   outputDir: `${process.env.TEST_DATA_DIR ?? ".data/test"}/playwright`,
   use: {

@@ -3,6 +3,7 @@
 // sandbox process and the built app). Run everything with `npm test`.
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import { scaled } from "./tests/helpers/time-scale";
 
 const alias = {
   "@": fileURLToPath(new URL(".", import.meta.url)),
@@ -16,11 +17,12 @@ export default defineConfig({
     projects: [
       // 20 s, not Vitest's 5 s: the staff password tests hash at the production scrypt cost, and `npm test`
       // runs them beside the end-to-end tests (scripts/lib/test-lanes.ts). A timeout catches a hang; it is
-      // not a measure of speed (`npm run bench` is).
-      { resolve: { alias }, test: { name: "unit", include: ["tests/unit/**/*.test.ts"], environment: "node", testTimeout: 20_000 } },
-      { resolve: { alias }, test: { name: "sandbox", include: ["tests/sandbox/**/*.test.ts"], environment: "node", testTimeout: 20_000 } },
+      // not a measure of speed (`npm run bench` is): each is scaled by the machine's load at the run's
+      // start (tests/helpers/time-scale.ts).
+      { resolve: { alias }, test: { name: "unit", include: ["tests/unit/**/*.test.ts"], environment: "node", testTimeout: scaled(20_000) } },
+      { resolve: { alias }, test: { name: "sandbox", include: ["tests/sandbox/**/*.test.ts"], environment: "node", testTimeout: scaled(20_000) } },
       // The conformance checks against a deliberately wrong app and an in-process sandbox (no stack needed).
-      { resolve: { alias }, test: { name: "conformance", include: ["tests/conformance/**/*.test.ts"], environment: "node", testTimeout: 30_000 } },
+      { resolve: { alias }, test: { name: "conformance", include: ["tests/conformance/**/*.test.ts"], environment: "node", testTimeout: scaled(30_000) } },
       {
         resolve: { alias },
         test: {
@@ -32,8 +34,8 @@ export default defineConfig({
           // One file at a time: they share the stack's database and sandbox. (`npm test` runs two
           // stacks, with one file on each: scripts/lib/test-lanes.ts.)
           fileParallelism: false,
-          testTimeout: 30_000,
-          hookTimeout: 30_000,
+          testTimeout: scaled(30_000),
+          hookTimeout: scaled(30_000),
         },
       },
     ],

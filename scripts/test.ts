@@ -20,6 +20,12 @@ import { isPortTaken } from "./lib/ports";
 import { runToCompletion, stopAll } from "./lib/processes";
 import { startStack, type Stack } from "./lib/stack";
 import { Lane, planJobs, type JobRecord } from "./lib/test-lanes";
+import { measureTimeScale } from "../tests/helpers/time-scale";
+
+// How busy the machine is, measured once before anything starts: every test timeout is scaled by it
+// (tests/helpers/time-scale.ts). TEST_TIME_SCALE given in the shell is kept.
+process.env.TEST_TIME_SCALE ??= String(measureTimeScale());
+console.log(`[test] time scale ${process.env.TEST_TIME_SCALE} (test timeouts × that; 1 = an idle machine)`);
 
 // TEST_PORT_OFFSET runs a second suite beside a first one (other ports, another data folder).
 const OFFSET = Number(process.env.TEST_PORT_OFFSET ?? 0);
@@ -64,9 +70,16 @@ const TEST_REGISTRATION = {
   APP_NAME: "Partner App",
 } as const;
 
+// The staff hashes' scrypt cost in the test stacks: the lowest lib/config/password-hash.ts accepts
+// (16 MiB, a sixth of the default's work). The sign-in tests count attempts and lock-outs, dozens in
+// a row; at the default cost a busy runner spent their 30 s on hashing alone. An unknown email is
+// verified at the account's cost (unmatchableHashLike), so the timing they check still holds, and the
+// default's own cost is the bench's and tests/unit/password.test.ts's business.
+const TEST_PASSWORD_HASH = { N: 2 ** 14, r: 8, p: 1 };
+
 // The configuration of a stack on the given ports (new random secrets each time).
 const stackEnv = (ports: { app: number; sandbox: number }) => ({
-  ...generateLocalEnv(ports),
+  ...generateLocalEnv(ports, { passwordHash: TEST_PASSWORD_HASH }),
   // The app's registration at the sandbox that the tests are written against, pinned here rather
   // than taken from the one the template ships (scripts/lib/local-env.ts, .env.example): a fork that
   // requests other scopes or renames its app changes those, and no test may break because of it.

@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { parseEnv } from "node:util";
-import { hashPassword } from "../../lib/auth/password";
+import { hashPassword, type ScryptParams } from "../../lib/auth/password";
 import { PRODUCT } from "../../lib/config/product";
 
 export type Ports = { app: number; sandbox: number };
@@ -35,8 +35,11 @@ function localAddresses(ports: Ports): Record<string, string> {
 /** A Standard Webhooks secret for the app's alerts: `whsec_` and 32 random bytes. */
 const alertSecret = () => `whsec_${randomBytes(32).toString("base64")}`;
 
-/** Everything the app and the sandbox need, for the given ports, with new random secrets. */
-export function generateLocalEnv(ports: Ports): Record<string, string> {
+/**
+ * Everything the app and the sandbox need, for the given ports, with new random secrets.
+ * `passwordHash`: the staff hashes' scrypt cost (the production default unless given).
+ */
+export function generateLocalEnv(ports: Ports, { passwordHash }: { passwordHash?: ScryptParams } = {}): Record<string, string> {
   const staffEmail = "staff@example.com";
   const staffPassword = random(18);
   // A second account with the read-only role (lib/auth/staff-accounts.ts), to try the console as a viewer.
@@ -52,7 +55,7 @@ export function generateLocalEnv(ports: Ports): Record<string, string> {
     // The name the service shows operators on its consent screen: the product's (lib/config/product.ts).
     APP_NAME: PRODUCT.displayName,
     TOKEN_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString("base64")}`,
-    STAFF_USERS: `${staffEmail}=${hashPassword(staffPassword)},${viewerEmail}=${hashPassword(viewerPassword)}=viewer`,
+    STAFF_USERS: `${staffEmail}=${hashPassword(staffPassword, passwordHash)},${viewerEmail}=${hashPassword(viewerPassword, passwordHash)}=viewer`,
     // The same staff logins in clear text, for `npm run dev` to print and for the tests to sign in
     // with. The app never reads these; it knows only the hashes in STAFF_USERS.
     STAFF_DEV_EMAIL: staffEmail,

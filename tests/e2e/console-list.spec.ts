@@ -5,6 +5,7 @@ import { expect, test, type Page } from "@playwright/test";
 import { closeSql, resetWorld, sql } from "../helpers/stack";
 import { expectAccessible, requiredEnv, signInAsStaff } from "../helpers/e2e";
 import { recordLatestFromRuns } from "../helpers/sync-latest";
+import { scaled } from "../helpers/time-scale";
 
 test.beforeEach(resetWorld);
 test.afterAll(closeSql);
@@ -86,7 +87,7 @@ async function expectNoSidewaysScroll(page: Page) {
 
 test("staff search, filter and page through the installs, on a desktop screen and on a phone", async ({ page }) => {
   // Two widths, several pages, and axe's checks on each.
-  test.setTimeout(120_000);
+  test.setTimeout(scaled(120_000));
   const installs = await seedInstalls();
   await signInAsStaff(page);
 

@@ -8,6 +8,7 @@ import { resultOf, runAppWorker } from "../helpers/app-process";
 import { expectAccessible, installAsFirstOperator } from "../helpers/e2e";
 import { armApiFault, clearApiFaults, closeSql, operatorRecords, resetWorld, sql } from "../helpers/stack";
 import { SESSIONS_PAGE } from "../helpers/dashboard";
+import { scaled } from "../helpers/time-scale";
 
 test.beforeEach(resetWorld);
 test.afterEach(clearApiFaults);
@@ -32,7 +33,7 @@ async function shoot(page: Page, testInfo: TestInfo, name: string) {
 
 test("charge points → search → detail → session → sessions, at 1280 and 390 px", async ({ page }, testInfo) => {
   // Two widths, several pages, and axe's checks on each.
-  test.setTimeout(120_000);
+  test.setTimeout(scaled(120_000));
   await installAsFirstOperator(page);
   const [install] = await sql<{ id: string; operator_id: string }>("SELECT id, operator_id FROM installs WHERE status = 'ACTIVE'");
   const sync = resultOf<{ outcome: string }>(await runAppWorker(["sync", install!.id, "100"]));

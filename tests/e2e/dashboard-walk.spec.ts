@@ -10,6 +10,7 @@ import { closeSql, operatorRecords, resetWorld, stack } from "../helpers/stack";
 import { DASHBOARD_SECTIONS, sectionLabel } from "../../app/dashboard/sections";
 import { translator } from "../../lib/i18n/messages";
 import { SESSIONS_PAGE } from "../helpers/dashboard";
+import { scaled } from "../helpers/time-scale";
 
 test.beforeEach(resetWorld);
 test.afterAll(closeSql);
@@ -57,7 +58,7 @@ const sessions = SESSIONS_PAGE;
 
 test("every dashboard page, for two operators, at 1280 and 390 px: each sees only their own data", async ({ browser }, testInfo) => {
   // Two operators, eight pages, two widths, and axe on each for the first operator in both themes.
-  test.setTimeout(480_000);
+  test.setTimeout(scaled(480_000));
   const seeded = await operators();
   const [a, b] = await Promise.all(OPERATOR_IDS.map((id) => known(seeded.find((o) => o.id === id)!)));
   const pages = new Map<number, Page>();

@@ -8,6 +8,7 @@
 import { expect, test, type Page } from "@playwright/test";
 import { approveInPortal, checkAndScreenshot, operators, requiredEnv } from "../helpers/e2e";
 import { closeSql, resetWorld, stack } from "../helpers/stack";
+import { scaled } from "../helpers/time-scale";
 
 test.beforeEach(resetWorld);
 test.afterAll(closeSql);
@@ -30,7 +31,7 @@ async function displayCookies(page: Page): Promise<string[]> {
 }
 
 test("a Norwegian operator sees Norwegian dates and money in Oslo time, and can choose otherwise", async ({ page }) => {
-  test.setTimeout(120_000);
+  test.setTimeout(scaled(120_000));
   await page.setViewportSize({ width: 1280, height: 800 });
   await installAndSync(page, FJORDLINE);
 

@@ -5,6 +5,7 @@ import { expect, test, type Browser, type Page } from "@playwright/test";
 import { closeSql, control, resetWorld, sql, stack } from "../helpers/stack";
 import { type Operator, expectAccessible, requiredEnv, signInAsStaff } from "../helpers/e2e";
 import { PRODUCT } from "../helpers/product";
+import { scaled } from "../helpers/time-scale";
 
 test.beforeEach(resetWorld);
 test.afterAll(closeSql);
@@ -91,7 +92,7 @@ test("a wrong password and an unknown email get the same refusal, and no session
 
 test("staff see an install made in the portal, its history and its webhooks, and sign out", async ({ page, browser }) => {
   // Every console page, and axe's checks on each at two widths.
-  test.setTimeout(120_000);
+  test.setTimeout(scaled(120_000));
   const install = await installAsOperator(browser);
   await signInAsStaff(page);
 

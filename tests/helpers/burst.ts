@@ -3,6 +3,7 @@
 // 10 s, while a burst's later connections wait their turn in the server's accept queue (and the
 // kernel's SYN retries); the test measures what the app answers, not how long the client waits.
 import { request } from "node:http";
+import { cpus, loadavg } from "node:os";
 
 export type BurstRequest = { url: string; body: string; headers: Record<string, string> };
 
@@ -38,4 +39,13 @@ export async function postAtOnceTimed(requests: BurstRequest[]): Promise<{ statu
       ? outcome.value
       : { status: String((outcome.reason as NodeJS.ErrnoException).code ?? (outcome.reason as Error).message), ms: performance.now() - started },
   );
+}
+
+/**
+ * The machine's load, for a failure message: a 503 from the app's record deadline (A201) is the app
+ * refusing in time what it could not record in time, so a test that meets more of them than it
+ * allows says how busy the machine was rather than failing as if the app were wrong.
+ */
+export function machineLoad(): string {
+  return `load ${loadavg()[0]!.toFixed(1)} on ${cpus().length} CPUs`;
 }

@@ -11,6 +11,7 @@
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { resultOf, runAppWorker } from "../helpers/app-process";
 import { bulkInstalls, closeSql, control, receivedAlerts, resetWorld, sql, storeBulkInstalls } from "../helpers/stack";
+import { scaled } from "../helpers/time-scale";
 
 beforeEach(resetWorld);
 afterAll(async () => {
@@ -91,7 +92,7 @@ describe("a storm of per-install alerts", () => {
     expect(firing.summary).toMatch(/^21 installs entered sync\.failing within 10 minutes \(more than 20\)/);
     expect(resolved).toMatchObject({ status: "resolved", incident: digest.incident });
     expect(resolved.summary).toMatch(/^All 4980 installs held in the sync\.failing digest have recovered/);
-  }, 600_000);
+  }, scaled(600_000));
 
   it("the real path at small scale: refreshes fail while the identity provider is down, syncs fail, one digest; it comes back, one recovery digest", async () => {
     // Four installs whose access tokens have expired in the app's record: every sync starts with a refresh.
@@ -123,7 +124,7 @@ describe("a storm of per-install alerts", () => {
     expect(countByType(jobs)).toEqual({ "sync.failing": 2, "digest.firing": 1, "sync.recovered": 2, "digest.recovered": 1 });
     expect(jobs.find((job) => job.type === "digest.recovered")!.details).toMatchObject({ kind: "sync.failing", installs: 4, alertedAlone: 2, held: 2 });
     expect(resultOf<DeliverySummary>(await runAppWorker(["deliver-alerts"]))).toEqual({ delivered: 6, failed: 0, more: false });
-  }, 180_000);
+  }, scaled(180_000));
 
   it("a crash's lost answers send one alert; an install of them that moves on to another trouble keeps that incident, and the crash's recovery is not sent on it", async () => {
     const { alertOnReconnected, alertOnRefreshAnswerLost } = await import("@/lib/alerts/incidents");

@@ -21,6 +21,7 @@ import {
   stack,
   type ReceivedAlert,
 } from "../helpers/stack";
+import { scaled } from "../helpers/time-scale";
 
 beforeEach(resetWorld);
 afterAll(closeSql);
@@ -154,7 +155,7 @@ describe("an install whose refresh chain is gone", () => {
       ["install.reinstall_needed", "firing", `install:${installRowId}`],
       ["install.recovered", "resolved", `install:${installRowId}`],
     ]);
-  }, 60_000);
+  }, scaled(60_000));
 });
 
 describe("a crash in the middle of refreshes", () => {
@@ -190,7 +191,7 @@ describe("a crash in the middle of refreshes", () => {
       ["install.recovered", "resolved", `install:${installs[0]!.installRowId}`],
     ]);
     expect(alerts[1]!.details).toMatchObject({ installs: 3 });
-  }, 120_000);
+  }, scaled(120_000));
 });
 
 describe("invalid_client", () => {
@@ -227,7 +228,7 @@ describe("invalid_client", () => {
       ["client.circuit_closed", "resolved"],
     ]);
     for (const alert of alerts) expect(JSON.stringify(alert)).not.toContain(newSecret);
-  }, 60_000);
+  }, scaled(60_000));
 });
 
 describe("a sync that keeps failing", () => {
@@ -266,7 +267,7 @@ describe("a sync that keeps failing", () => {
     await armApiFault({ path: "/", mode: "error500", count: 1000 });
     await failingRuns(2);
     expect((await alertJobs()).filter((job) => job.state !== "completed")).toEqual([]);
-  }, 60_000);
+  }, scaled(60_000));
 });
 
 describe("a failing sync of an install that is uninstalled", () => {

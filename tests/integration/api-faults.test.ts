@@ -18,6 +18,7 @@ import {
   stack,
   tokenCalls,
 } from "../helpers/stack";
+import { scaled } from "../helpers/time-scale";
 
 const { withAccessToken } = await import("@/lib/oauth/access");
 const { fetchChargePoints } = await import("@/lib/partner-api/client");
@@ -59,7 +60,7 @@ describe("a rate-limit header that says to wait for years", () => {
     await expect(readPage(install.installRowId)).resolves.toMatchObject({ data: expect.any(Array) });
     const counts = await apiRequestCounts(install.installId);
     expect(counts.byStatus["429"]).toBe(1);
-  }, 60_000);
+  }, scaled(60_000));
 
   it("a success with Remaining 0 and a huge ResetsIn is capped at the window too", async () => {
     const install = await installViaPortal(NORTHWIND);
@@ -69,7 +70,7 @@ describe("a rate-limit header that says to wait for years", () => {
     expect(held).toBeGreaterThan(50);
     expect(held).toBeLessThanOrEqual(70);
     expect((await fetchBudgetStatus(install.installRowId))?.hold?.serviceSaid).toBe(`RateLimit-Remaining: 0, RateLimit-ResetsIn: ${FAR_FUTURE}`);
-  }, 60_000);
+  }, scaled(60_000));
 });
 
 describe("the console's rate budget", () => {
@@ -108,7 +109,7 @@ describe("the console's rate budget", () => {
     expect(formFields(after, "clear_budget_hold")).toBeUndefined();
     const audit = await sql<{ action: string; outcome: string }>("SELECT action, outcome FROM staff_actions WHERE install_row_id = $1", [install.installRowId]);
     expect(audit).toEqual([{ action: "clear_budget_hold", outcome: "cleared" }]);
-  }, 60_000);
+  }, scaled(60_000));
 });
 
 describe("a synced record with text PostgreSQL refuses", () => {
@@ -140,7 +141,7 @@ describe("a synced record with text PostgreSQL refuses", () => {
     const status = Object.fromEntries((await fetchSyncStatus(install.installRowId)).map((s) => [s.resource, s]));
     expect(status.charge_points?.lastRun?.recordsCleaned).toBe(1);
     expect(status.charges?.lastRun?.recordsCleaned).toBe(1);
-  }, 60_000);
+  }, scaled(60_000));
 });
 
 describe("a clock that ran ahead and came back", () => {
@@ -151,7 +152,7 @@ describe("a clock that ran ahead and came back", () => {
     // A run stamped now still counts: the install is not due twice.
     await syncInstall(install.installRowId, { perPage: 50 });
     expect(await findInstallsDueForSync(new Date())).not.toContain(install.installRowId);
-  }, 60_000);
+  }, scaled(60_000));
 });
 
 describe("an open token circuit", () => {
@@ -170,7 +171,7 @@ describe("an open token circuit", () => {
     expect(resultOf<CallSummary>(await runAppWorker(["call", installRowId, "1"])).ok).toBe(1);
     expect((await tokenCalls()).refresh_token).toBe(1);
     expect((await circuit())?.circuit_open).toBe(false);
-  }, 60_000);
+  }, scaled(60_000));
 
   it("a probe refused again re-opens the same incident: one token request, the opening time kept", async () => {
     const { installRowId } = await installViaPortal(NORTHWIND);
@@ -183,5 +184,5 @@ describe("an open token circuit", () => {
     expect(resultOf<CallSummary>(await runAppWorker(["call", installRowId, "3"], wrongSecret)).errors).toEqual({ TokenCircuitOpenError: 3 });
     expect((await tokenCalls()).refresh_token).toBe(2); // the first refusal, and one probe
     expect(await circuit()).toEqual(opened);
-  }, 60_000);
+  }, scaled(60_000));
 });

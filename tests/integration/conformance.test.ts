@@ -7,6 +7,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { runConformance } from "../../conformance/run";
 import { table } from "../../conformance/report";
 import { closeSql, resetWorld, sql, stack } from "../helpers/stack";
+import { scaled } from "../helpers/time-scale";
 
 beforeAll(resetWorld);
 // The invalid_client check leaves the app's token requests paused, as the contract asks: the next file starts afresh.
@@ -15,7 +16,7 @@ afterAll(async () => {
   await closeSql();
 });
 
-it("the template keeps every obligation the conformance run checks", { timeout: 240_000 }, async () => {
+it("the template keeps every obligation the conformance run checks", { timeout: scaled(240_000) }, async () => {
   const cron = (job: string) => ({ url: `${stack.appUrl}/api/cron/${job}`, secret: process.env.CRON_SECRET });
   const report = await runConformance(
     {

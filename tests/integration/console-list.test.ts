@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bulkInstalls, closeSql, resetWorld, sql, stack, storeBulkInstalls } from "../helpers/stack";
 import { signInStaffWithFetch } from "../helpers/staff-sign-in";
 import { recordLatestFromRuns } from "../helpers/sync-latest";
+import { scaled } from "../helpers/time-scale";
 
 const { fetchInstallList, parseInstallListQuery, DEFAULT_QUERY, SYNC_LAG_INTERVALS } = await import("@/lib/admin/install-list");
 const { PrismaClient } = await import("@/lib/db/generated/client");
@@ -132,7 +133,7 @@ beforeAll(async () => {
   await recordLatestFromRuns();
   await sql("ANALYZE installs, token_grants, sync_checkpoints, sync_runs, sync_latest");
   statementsAt[TOTAL] = (await statementsFor(DEFAULT_QUERY)).statements;
-}, 120_000);
+}, scaled(120_000));
 
 afterAll(async () => {
   await counting.client.$disconnect();
@@ -290,7 +291,7 @@ describe("sorts and pages", () => {
     for (let page = 0; page < TOTAL / 100; page += 1) seen.push(...ids(await fetchInstallList(query({ page: String(page), perPage: "100" }))));
     expect(seen).toHaveLength(TOTAL);
     expect(new Set(seen).size).toBe(TOTAL);
-  }, 60_000);
+  }, scaled(60_000));
 
   it("each sort puts what staff look for first", async () => {
     expect((await fetchInstallList(query({ sort: "expiry" }))).items[0]!.id).toBe(known.refreshExpiring);

@@ -10,6 +10,7 @@ import { freePort } from "../helpers/callback";
 import { createScratchDatabase } from "../helpers/database";
 import { closeSql, sql, stack } from "../helpers/stack";
 import { startTcpProxy } from "../helpers/tcp-proxy";
+import { scaled } from "../helpers/time-scale";
 
 afterAll(closeSql);
 
@@ -155,5 +156,5 @@ describe("health and readiness", () => {
       for (const child of servers) child.kill("SIGKILL");
       await database.drop();
     }
-  }, 60_000);
+  }, scaled(60_000));
 });

@@ -14,6 +14,7 @@ import { resultOf, runAppWorker, startAppWorker } from "../helpers/app-process";
 import { migratedScratchDatabase } from "../helpers/database";
 import { armApiFault, clearApiFaults, closeSql, control, installViaPortal, knowIssuer, operatorRecords, resetWorld, sandboxEvents, sql, stack } from "../helpers/stack";
 import { sentOnTheWire } from "../helpers/wire";
+import { scaled } from "../helpers/time-scale";
 
 beforeEach(resetWorld);
 afterAll(closeSql);
@@ -265,7 +266,7 @@ describe("retries", () => {
     expect((await sandboxEvents("api")).filter((e) => e.detail.install_id === install.installId && String(e.detail.path).endsWith("/consumers/me")).length).toBeGreaterThanOrEqual(6);
     // A dead letter stops nothing for good: the next sweep enqueues the install afresh.
     expect(resultOf(await runAppWorker(["fan-out", "reconcile"]))).toEqual({ due: 1, enqueued: 1 });
-  }, 120_000);
+  }, scaled(120_000));
 });
 
 describe("workers in separate processes", () => {
@@ -417,7 +418,7 @@ describe("a job held by a killed worker", () => {
     } finally {
       await lock.end();
     }
-  }, 90_000);
+  }, scaled(90_000));
 
   it("sync: the worker is SIGKILLed mid-sync; a second worker takes the expired job and resumes from the checkpoint, reading no finished page again", async () => {
     const install = await installViaPortal(1001);
@@ -459,7 +460,7 @@ describe("a job held by a killed worker", () => {
     }
     expect([...pages.keys()].sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
     for (let page = 0; page < finishedPages; page++) expect(pages.get(page)).toBe(1);
-  }, 90_000);
+  }, scaled(90_000));
 });
 
 describe("webhook follow-ups", () => {
@@ -527,5 +528,5 @@ describe("the sync on the engine", () => {
       for (let i = 1; i < runs.length; i++) expect(runs[i]!.started_on!.getTime()).toBeGreaterThanOrEqual(runs[i - 1]!.completed_on!.getTime());
     }
     expect(new Set(done.map((job) => job.output?.pid))).toEqual(new Set([one.child.pid, two.child.pid]));
-  }, 120_000);
+  }, scaled(120_000));
 });

@@ -20,6 +20,7 @@ import {
   sql,
   stack,
 } from "../helpers/stack";
+import { scaled } from "../helpers/time-scale";
 
 beforeEach(resetWorld);
 afterEach(clearApiFaults);
@@ -60,7 +61,7 @@ describe("the rate budget", () => {
     expect(counts.peakInAnyWindow).toBeLessThanOrEqual(500);
     // And the pace was the budget's: the processes had to wait for it.
     expect(runs[0]!.counters.waitedForBudget + runs[1]!.counters.waitedForBudget).toBeGreaterThan(0);
-  }, 90_000);
+  }, scaled(90_000));
 
   it("believes the service when it counts more of the install's requests than the app sent: zero 429s", async () => {
     await setDefaultLimit(100, 5);
@@ -72,7 +73,7 @@ describe("the rate budget", () => {
     expect(run.errors).toEqual({});
     expect(run.ok).toBe(60);
     expect((await requestCounts(install.installId)).byStatus["429"] ?? 0).toBe(0);
-  }, 60_000);
+  }, scaled(60_000));
 
   it("follows the service when it lowers an install's limit: one answer resizes the budget, then zero 429s", async () => {
     const install = await installViaPortal(1001); // sized by /consumers/me: the stack's generous default
@@ -86,7 +87,7 @@ describe("the rate budget", () => {
     expect(counts.peakInAnyWindow).toBeLessThanOrEqual(100);
     const [row] = await sql<{ quota: number; window_seconds: number }>("SELECT quota, window_seconds FROM api_budgets WHERE install_row_id = $1", [install.installRowId]);
     expect(row).toEqual({ quota: 100, window_seconds: 5 });
-  }, 60_000);
+  }, scaled(60_000));
 
   it("a 429 storm with RateLimit-ResetsIn: every caller waits for the reset, each call meets at most one 429, all succeed", async () => {
     await setDefaultLimit(1000, 60); // contract §8's default: a burst of 20, then one request every 62.5 ms
@@ -107,7 +108,7 @@ describe("the rate budget", () => {
     expect(tooMany).toBeLessThanOrEqual(CALLS);
     expect(run.counters.retries).toBe(tooMany);
     expect(counts.byStatus["200"]).toBe(CALLS + 1);
-  }, 60_000);
+  }, scaled(60_000));
 
   it("a 429 storm without RateLimit-ResetsIn: full-jitter backoff on a held budget, far fewer retries than callers × attempts", async () => {
     await setDefaultLimit(1000, 60);
@@ -126,7 +127,7 @@ describe("the rate budget", () => {
     expect(tooMany).toBeGreaterThan(0);
     expect(tooMany).toBeLessThan(CALLS + 10);
     expect(run.counters.retries).toBe(tooMany);
-  }, 60_000);
+  }, scaled(60_000));
 
   it("a 5xx storm ends with bounded retries and a clear error", async () => {
     const install = await installViaPortal(1001);
@@ -139,7 +140,7 @@ describe("the rate budget", () => {
     const counts = await requestCounts(install.installId);
     expect(counts.byStatus["503"]).toBe(CALLS * 4);
     expect(run.counters.retries).toBe(CALLS * 3);
-  }, 60_000);
+  }, scaled(60_000));
 
   it("a service that never answers: each attempt times out, bounded retries, then a timeout error", async () => {
     const install = await installViaPortal(1001);
@@ -148,7 +149,7 @@ describe("the rate budget", () => {
     expect(run.errors).toEqual({ "PartnerApiError:timeout": 1 });
     expect(run.counters.requests).toBe(4);
     expect((await requestCounts(install.installId)).faulted).toBe(4);
-  }, 60_000);
+  }, scaled(60_000));
 
   it("one install saturating its budget does not slow another in the same process", async () => {
     await setDefaultLimit(50, 5);
@@ -167,7 +168,7 @@ describe("the rate budget", () => {
     expect(run.aCounters.waitedForBudget).toBeGreaterThan(0);
     expect(run.aWaitingWhenBDone).toBeGreaterThan(100);
     expect((await requestCounts(busy.installId)).byStatus["429"] ?? 0).toBe(0);
-  }, 60_000);
+  }, scaled(60_000));
 
   it("a page view during a background job that saturates the install's budget is served from the reserve", async () => {
     await setDefaultLimit(500, 5);
@@ -186,7 +187,7 @@ describe("the rate budget", () => {
       job.child.kill("SIGKILL");
       await job.done;
     }
-  }, 60_000);
+  }, scaled(60_000));
 
   it("a page that cannot get budget within its deadline says busy and when to try again, without hammering", async () => {
     // Two requests a minute: the redirect_uri's /consumers/me, then the visit's check of the install
@@ -202,5 +203,5 @@ describe("the rate budget", () => {
     const counts = await requestCounts(install.installId);
     expect(counts.byStatus["429"] ?? 0).toBe(0);
     expect(counts.total).toBe(2);
-  }, 60_000);
+  }, scaled(60_000));
 });

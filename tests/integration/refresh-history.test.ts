@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { resultOf, runAppWorker } from "../helpers/app-process";
 import { signInStaffWithFetch } from "../helpers/staff-sign-in";
 import { closeSql, control, expireAccessToken, installViaPortal, knowIssuer, resetWorld, sql, stack } from "../helpers/stack";
+import { scaled } from "../helpers/time-scale";
 
 type CallSummary = { ok: number; errors: Record<string, number> };
 type AttemptRow = { id: string; install_row_id: string; attempted_at: Date; duration_ms: number; outcome: string; detail: string | null; host: string; pid: number };
@@ -89,7 +90,7 @@ describe("the refresh history", () => {
     ]);
     expect(tokens[3]).toContain(`unavailable HTTP 500; `);
     expect(tokens[3]).toContain(`by ${hostname()} (pid ${rows[1]!.pid})`);
-  }, 90_000);
+  }, scaled(90_000));
 
   it("a day's routine successes in a row fold into one row that counts them; a failure, a success with something to say, or a day's gap starts a new row", async () => {
     const { installRowId } = await installViaPortal(1004);
@@ -137,7 +138,7 @@ describe("the refresh history", () => {
       expect.stringContaining("Refresh outcome unknown"),
       expect.stringContaining("Tokens refreshed: 3 attempts in a row went well"),
     ]);
-  }, 120_000);
+  }, scaled(120_000));
 
   it("folds successes in a row into one timeline line, and keeps each failure on its own", async () => {
     const { installRowId } = await installViaPortal(1002);

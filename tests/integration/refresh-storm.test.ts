@@ -5,6 +5,7 @@
 // provider holds every refresh until the test has looked.
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { closeSql, control, installViaPortal, resetWorld, sql, stack, tokenCalls } from "../helpers/stack";
+import { scaled } from "../helpers/time-scale";
 
 beforeEach(resetWorld);
 afterAll(closeSql);
@@ -62,5 +63,5 @@ describe("a refresh storm", () => {
     );
     expect(grants).toHaveLength(STORM);
     expect(grants.every((grant) => grant.version === 2 && grant.refresh_started_at === null)).toBe(true);
-  }, 60_000);
+  }, scaled(60_000));
 });

@@ -13,6 +13,7 @@ import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { freePort } from "../helpers/callback";
 import { createScratchDatabase, type ScratchDatabase } from "../helpers/database";
+import { scaled } from "../helpers/time-scale";
 
 const out = mkdtempSync(path.join(tmpdir(), "runtime-image-"));
 const databases: ScratchDatabase[] = [];
@@ -111,7 +112,7 @@ describe("the images' layout", () => {
     }
   });
 
-  it("migrates an empty database from the migrate image's folder alone, and finds it up to date the second time", { timeout: 60_000 }, async () => {
+  it("migrates an empty database from the migrate image's folder alone, and finds it up to date the second time", { timeout: scaled(60_000) }, async () => {
     const dir = assembleJob("migrate");
     const migrations = readdirSync("prisma/migrations").filter((name) => !name.endsWith(".toml"));
     expect(filesUnder(dir)).toEqual(["README", "migrate.mjs", ...filesUnder("prisma/migrations").map((file) => path.join("prisma", "migrations", file))].sort());
@@ -125,7 +126,7 @@ describe("the images' layout", () => {
     expect(again.output()).toContain(`db:migrate: the database is up to date (${migrations.length} migration(s) already applied).`);
   });
 
-  it("starts the worker from the worker image's folder alone, works its schedules' first runs, and drains on SIGTERM", { timeout: 60_000 }, async () => {
+  it("starts the worker from the worker image's folder alone, works its schedules' first runs, and drains on SIGTERM", { timeout: scaled(60_000) }, async () => {
     const dir = assembleJob("worker");
     expect(filesUnder(dir)).toEqual(["README", "worker.mjs"]);
     const { database } = await migratedWithBundle(assembleJob("migrate"));

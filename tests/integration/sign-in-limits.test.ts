@@ -7,6 +7,7 @@ import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { PRODUCT, cookiePattern } from "../helpers/product";
 import { signInStaffWithFetch } from "../helpers/staff-sign-in";
 import { closeSql, resetWorld, sql } from "../helpers/stack";
+import { scaled } from "../helpers/time-scale";
 
 function required(name: string): string {
   const value = process.env[name];
@@ -83,7 +84,7 @@ describe("staff sign-in limits", () => {
     const second = await signInStaffWithFetch(staffEmail(), staffPassword(), from(newAddress()));
     expect(second.outcome).toMatch(/^limited\./);
     expect(Number(second.outcome.split(".")[1])).toBeGreaterThan(firstWait * 1.5);
-  }, 60_000);
+  }, scaled(60_000));
 
   it("a burst of wrong passwords from many addresses locks the account for unknown devices only: the staff member's browser that signed in before still gets in", async () => {
     const before = await signInStaffWithFetch(staffEmail(), staffPassword(), from(newAddress()));
@@ -156,7 +157,7 @@ describe("staff sign-in limits", () => {
     // The staff member's own browser, at the same address: its attempts are its device's, not the address's.
     const known = await signInStaffWithFetch(staffEmail(), staffPassword(), fromDevice(deviceCookie, office));
     expect(known.outcome).toBe("ok");
-  }, 60_000);
+  }, scaled(60_000));
 
   it("a stolen device cookie spends a budget of its own, not the owner's: after the owner signs in again it is an unknown device, and the owner still gets in", async () => {
     const stolen = (await signInStaffWithFetch(staffEmail(), staffPassword(), from(newAddress()))).deviceCookie;
@@ -176,7 +177,7 @@ describe("staff sign-in limits", () => {
 
     // The owner's browser, with its current cookie: its budget is untouched.
     expect((await signInStaffWithFetch(staffEmail(), staffPassword(), fromDevice(renewed))).outcome).toBe("ok");
-  }, 60_000);
+  }, scaled(60_000));
 
   it("a forged, edited or other account's device cookie is an unknown device", async () => {
     const viewer = await signInStaffWithFetch(required("STAFF_VIEWER_DEV_EMAIL"), required("STAFF_VIEWER_DEV_PASSWORD"), from(newAddress()));
@@ -217,7 +218,7 @@ describe("staff sign-in limits", () => {
     await letTheWindowPass();
     for (let i = 0; i < PER_ACCOUNT; i++) await signInStaffWithFetch("ghost@example.com", `guess-${i}`, from(newAddress()));
     expect((await signInStaffWithFetch("ghost@example.com", "guess", from(newAddress()))).outcome).toMatch(/^limited\./);
-  }, 60_000);
+  }, scaled(60_000));
 
   it("every address of one IPv6 /64 counts against one limit: the 21st attempt from the /64 is refused", async () => {
     // One subscriber's /64 (RFC 6177): a client can pick any of its addresses for each request.
@@ -233,7 +234,7 @@ describe("staff sign-in limits", () => {
     expect((await signInStaffWithFetch(staffEmail(), staffPassword(), from("2001:db8:5:8::1"))).outcome).toBe("ok");
     const keys = (await sql<{ key: string }>("SELECT key FROM rate_limits WHERE key LIKE 'sign_in_address:%'")).map((r) => r.key);
     expect(keys).toContain("sign_in_address:2001:db8:5:7::/64");
-  }, 60_000);
+  }, scaled(60_000));
 
   it("a burst is answered 'busy, try again' at once beyond the hashing slots, not queued", async () => {
     // Many addresses, many accounts: no rate limit is reached, only the semaphore (2 slots).

@@ -10,6 +10,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_MIGRATIONS_DIR, applyMigrations } from "../../lib/db/migrate";
 import { createScratchDatabase } from "../helpers/database";
 import { armApiFault, clearApiFaults, closeSql, control, installViaPortal, resetWorld, sql } from "../helpers/stack";
+import { scaled } from "../helpers/time-scale";
 
 const { syncInstall } = await import("@/lib/sync");
 const { syncResource } = await import("@/lib/sync/engine");
@@ -98,7 +99,7 @@ describe("the sync writes each resource's latest outcome", () => {
     expect(await failingIds()).toEqual({ ids: [], matching: 0 });
     const [row] = (await fetchInstallList(parseInstallListQuery({ q: String(install.installId) }))).items;
     expect(row).toMatchObject({ syncHealth: "up_to_date", lastSyncRunAt: second });
-  }, 60_000);
+  }, scaled(60_000));
 
   it("a resource outside the shipped ones has its latest outcome too, and a run's end and its latest outcome commit together or not at all", async () => {
     const install = await installViaPortal(NORTHWIND);

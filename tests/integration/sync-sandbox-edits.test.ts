@@ -17,6 +17,7 @@ import {
   setLiveData,
   sql,
 } from "../helpers/stack";
+import { scaled } from "../helpers/time-scale";
 
 const { syncInstall } = await import("@/lib/sync");
 
@@ -71,7 +72,7 @@ describe("records that change at the service", () => {
     const next = await sync(install.installRowId, 25);
     expect(charges(next)).toMatchObject({ passKind: "full", recordsDeleted: 1 });
     expect(await deletedIds(install.installRowId)).toEqual(["1000005"]);
-  }, 60_000);
+  }, scaled(60_000));
 
   it("a change to a listed record is picked up: its mapped fields and updated_at move, others' do not", async () => {
     const install = await installViaPortal(NORTHWIND);

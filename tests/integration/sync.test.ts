@@ -9,6 +9,7 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { resultOf, runAppWorker } from "../helpers/app-process";
 import { armApiFault, changeSandboxRecord, clearApiFaults, closeSql, control, expireAccessToken, installViaPortal, resetWorld, sandboxEvents, setDefaultRateLimit, sql, stack, tokenCalls } from "../helpers/stack";
+import { scaled } from "../helpers/time-scale";
 
 const { syncInstall, purgeRevokedInstallData } = await import("@/lib/sync");
 
@@ -223,7 +224,7 @@ describe("the run history: what happened, not every quiet run", () => {
     expect(timeline.filter((entry) => entry.kind === "sync" && !entry.key.startsWith("sync-day:")).length).toBe(
       (await sql<{ n: number }>("SELECT count(*)::int AS n FROM sync_runs WHERE install_row_id = $1", [install.installRowId]))[0]!.n,
     );
-  }, 60_000);
+  }, scaled(60_000));
 });
 
 describe("a sync that stops mid-way", () => {
@@ -250,7 +251,7 @@ describe("a sync that stops mid-way", () => {
     const requests = await listRequests(install.installId, "/charges");
     expect([...requests.keys()].sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
     for (const statuses of requests.values()) expect(statuses).toEqual([200]);
-  }, 60_000);
+  }, scaled(60_000));
 
   it("stopped by its signal, then a 429 storm it cannot wait out: it stops with the checkpoint kept, and resumes at that page", async () => {
     const install = await installViaPortal(NORTHWIND);
@@ -276,7 +277,7 @@ describe("a sync that stops mid-way", () => {
     const requests = await listRequests(install.installId, "/charges");
     for (const [page, statuses] of requests) expect(statuses.filter((s) => s === 200), `page ${page}`).toEqual([200]);
     expect(requests.get(3)).toEqual([429, 200]);
-  }, 60_000);
+  }, scaled(60_000));
 
   it("a short 429 storm is waited out: the run holds the install's budget, retries, and completes", async () => {
     const install = await installViaPortal(NORTHWIND);
@@ -287,7 +288,7 @@ describe("a sync that stops mid-way", () => {
     const page0 = (await listRequests(install.installId, "/charges")).get(0)!;
     expect(page0[0]).toBe(429);
     expect(page0.at(-1)).toBe(200);
-  }, 30_000);
+  }, scaled(30_000));
 
   it("inside a cron run's time limit, a page that would wait past the run's end for budget is not sent: the run answers on time, and the service refused nothing", async () => {
     // Two requests a minute: the redirect_uri's /consumers/me spends the budget, and the next
@@ -307,7 +308,7 @@ describe("a sync that stops mid-way", () => {
     // What was sent had budget: the service refused nothing.
     const sent = [...(await listRequests(install.installId, "/charge-points")).values()].flat();
     expect(sent.filter((status) => status !== 200)).toEqual([]);
-  }, 60_000);
+  }, scaled(60_000));
 
   it("NEEDS_REAUTH stops it and flags the install; after the operator re-consents it resumes the same pass at its page", async () => {
     const install = await installViaPortal(NORTHWIND);
@@ -333,7 +334,7 @@ describe("a sync that stops mid-way", () => {
     const resumed = await syncInProcess(install.installRowId);
     expect(resourceOf(resumed, "charges")).toMatchObject({ outcome: "completed", resumedAtPage: 3, pages: CHARGE_PAGES - 3 });
     expect(await counts(install.installRowId)).toMatchObject({ charges: 36, deleted: 0 });
-  }, 60_000);
+  }, scaled(60_000));
 
   it("install.revoked while a page is in flight: the page is not written, the sync stops, and retention removes the data later", async () => {
     const install = await installViaPortal(NORTHWIND);
@@ -358,7 +359,7 @@ describe("a sync that stops mid-way", () => {
     expect(await counts(install.installRowId)).toEqual({ charge_points: 0, charges: 0, teams: 0, deleted: 0 });
     // What the console shows stays: counts, no operator data.
     expect((await sql("SELECT count(*)::int AS n FROM sync_runs WHERE install_row_id = $1", [install.installRowId]))[0]).not.toEqual({ n: 0 });
-  }, 60_000);
+  }, scaled(60_000));
 });
 
 describe("a list that fails", () => {
@@ -393,7 +394,7 @@ describe("a list that fails", () => {
     expect((await syncInProcess(install.installRowId)).outcome).toBe("completed");
     expect(await counts(install.installRowId)).toMatchObject({ teams: 3 });
     expect(await sql("SELECT failures FROM alert_incidents WHERE key = $1", [`sync:${install.installRowId}`])).toEqual([{ failures: 0 }]);
-  }, 60_000);
+  }, scaled(60_000));
 
   it("a failure of the install's token (its refresh unavailable) ends the run at the list that met it: the next would meet it too", async () => {
     const install = await installViaPortal(NORTHWIND);
@@ -407,7 +408,7 @@ describe("a list that fails", () => {
       ["charge_points", "failed", "token_refresh_unavailable"],
     ]);
     expect((await tokenCalls(install.installId)).refresh_token).toBe(1);
-  }, 60_000);
+  }, scaled(60_000));
 });
 
 describe("retention", () => {
@@ -421,7 +422,7 @@ describe("retention", () => {
     expect(resultOf(await runAppWorker(["purge"], { SYNC_RETENTION_DAYS: "0" }))).toMatchObject({ installs: 1, deleted: { synced_charges: 36, synced_charge_points: 23 } });
     expect(await counts(gone.installRowId)).toEqual({ charge_points: 0, charges: 0, teams: 0, deleted: 0 });
     expect(await counts(live.installRowId)).toEqual({ charge_points: 7, charges: 14, teams: 0, deleted: 0 });
-  }, 60_000);
+  }, scaled(60_000));
 });
 
 describe("deletion detection", () => {

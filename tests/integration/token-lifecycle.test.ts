@@ -4,6 +4,7 @@
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { resultOf, runAppWorker, startAppWorker } from "../helpers/app-process";
 import { closeSql, control, expireAccessToken, installViaPortal, resetWorld, sql, stack, tokenCalls } from "../helpers/stack";
+import { scaled } from "../helpers/time-scale";
 
 type CallSummary = { ok: number; errors: Record<string, number>; latencies: number[] };
 
@@ -216,7 +217,7 @@ describe("the token endpoint fails mid-refresh (sandbox faults)", () => {
     expect(await alertTypes()).toEqual(["install.reconnect_needed", "install.recovered"]);
     expect(resultOf<CallSummary>(await runAppWorker(["call", installRowId, "1"]))).toMatchObject({ ok: 1, errors: {} });
     expect(await chainRevocations()).toBe(0);
-  }, 90_000);
+  }, scaled(90_000));
 
   it("an idle grant (old token expired, nothing to probe): a 500 that did nothing is retried once and the install saved", async () => {
     const { installRowId, installId } = await installViaPortal(1002);

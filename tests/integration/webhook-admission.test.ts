@@ -9,6 +9,7 @@
 import { createHmac } from "node:crypto";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { closeSql, resetWorld, sql, stack } from "../helpers/stack";
+import { scaled } from "../helpers/time-scale";
 
 // Read by lib/env.ts when receive.ts first runs (below).
 process.env.WEBHOOK_DATABASE_POOL_SIZE = "1";
@@ -48,7 +49,7 @@ afterAll(async () => {
 });
 
 describe("a burst the database cannot record before the deadline", () => {
-  it("what cannot be recorded in time is refused before the deadline; every 200 comes by the deadline and is recorded exactly once", { timeout: 30_000 }, async () => {
+  it("what cannot be recorded in time is refused before the deadline; every 200 comes by the deadline and is recorded exactly once", { timeout: scaled(30_000) }, async () => {
     await dropSlowdown();
     await sql(`CREATE FUNCTION test_slow_recording() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(${SLOW_SECONDS}); RETURN NEW; END $$`);
     await sql("CREATE TRIGGER test_slow_recording BEFORE INSERT ON webhook_deliveries FOR EACH ROW EXECUTE FUNCTION test_slow_recording()");

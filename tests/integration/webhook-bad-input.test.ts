@@ -5,8 +5,9 @@
 // load beside it would measure the machine, not the app (scripts/lib/test-lanes.ts).
 import { createHmac, randomUUID } from "node:crypto";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { postAtOnce } from "../helpers/burst";
+import { machineLoad, postAtOnce } from "../helpers/burst";
 import { closeSql, resetWorld, sql, stack } from "../helpers/stack";
+import { scaled } from "../helpers/time-scale";
 
 const HEADER = "X-Volt-Signature";
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -162,10 +163,13 @@ describe("bad webhook deliveries", () => {
 });
 
 describe("duplicates and replays", () => {
-  it("2,000 concurrent copies of one delivery have exactly one effect", { timeout: 120_000 }, async () => {
+  it("2,000 concurrent copies of one delivery have exactly one effect", { timeout: scaled(120_000) }, async () => {
     const body = JSON.stringify(envelope());
     const statuses = await postAtOnce(Array.from({ length: 2000 }, () => ({ url: `${stack.appUrl}/api/webhooks`, body, headers: { [HEADER]: sign(body) } })));
-    expect(statuses.filter((s) => s !== 200)).toEqual([]);
+    // Each copy is answered 200 (recorded, or recognised as recorded) or 503 (refused before the
+    // deadline, A201: on a busy machine the pool cannot take every copy in time); never anything else.
+    expect(statuses.filter((s) => s !== 200 && s !== 503)).toEqual([]);
+    expect(statuses.filter((s) => s === 200).length, `no copy answered 200 before the deadline (${machineLoad()})`).toBeGreaterThan(0);
     expect(await sql("SELECT install_id FROM installs")).toEqual([{ install_id: 7001 }]);
     expect(await sql("SELECT id FROM install_events")).toHaveLength(1);
     expect(await sql("SELECT id FROM webhook_deliveries")).toHaveLength(1);

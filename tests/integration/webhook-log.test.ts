@@ -6,6 +6,7 @@ import { createHmac, randomUUID } from "node:crypto";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { signInStaffWithFetch } from "../helpers/staff-sign-in";
 import { closeSql, resetWorld, sql, stack } from "../helpers/stack";
+import { scaled } from "../helpers/time-scale";
 
 const HEADER = "X-Volt-Signature";
 const now = () => Math.floor(Date.now() / 1000);
@@ -84,7 +85,7 @@ describe("the webhook log", () => {
     expect(onlyStale.html).not.toContain('data-reason="invalid_signature"');
   });
 
-  it("a flood of 600 forged deliveries: every one answered 401, counted in a row or two, not 600", { timeout: 60_000 }, async () => {
+  it("a flood of 600 forged deliveries: every one answered 401, counted in a row or two, not 600", { timeout: scaled(60_000) }, async () => {
     await quietRefusals();
     const forged = envelope();
     const header = { [HEADER]: sign(forged, "a-forger-who-does-not-know-the-secret") };

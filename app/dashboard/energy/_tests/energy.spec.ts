@@ -6,11 +6,12 @@
 import { expect, test } from "@playwright/test";
 import { checkAndScreenshot, operators, syncNow } from "../../../../tests/helpers/e2e";
 import { closeSql, control, operatorRecords, resetWorld, sql, stack } from "../../../../tests/helpers/stack";
+import { scaled } from "../../../../tests/helpers/time-scale";
 
 test.beforeEach(resetWorld);
 test.afterAll(closeSql);
 
-test.setTimeout(120_000);
+test.setTimeout(scaled(120_000));
 
 test("energy beta: off for the operator → enabled in the service's console → the chosen EVSE's chart", async ({ page }) => {
   const operator = (await operators()).find((o) => o.id === 1001)!;

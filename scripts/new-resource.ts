@@ -89,9 +89,11 @@ if (new RegExp(`^model Synced${names.singular} \\{`, "m").test(schema)) usage(`p
 /**
  * Adds `entry` as the last element of the array literal that follows `marker` (the registry's one
  * list), and `importLine` after the file's last import. The registries are written so that this is a
- * plain edit: one array, closed by `]` on its own line or at the end of a one-line literal.
+ * plain edit: one array, closed by `]` on its own line or at the end of a one-line literal. In a
+ * multi-line list, `before` names an entry that must stay after the new one (with the comment lines
+ * above it); without it, or when no entry matches, the new one is last.
  */
-function register(file: string, marker: string, entry: string, importLine: string): void {
+function register(file: string, marker: string, entry: string, importLine: string, before?: RegExp): void {
   const text = readFileSync(at(file), "utf8");
   const start = text.indexOf(marker);
   if (start === -1) throw new Error(`${file}: cannot find \`${marker}\`; add the entry by hand`);
@@ -108,11 +110,17 @@ function register(file: string, marker: string, entry: string, importLine: strin
   if (close === -1) throw new Error(`${file}: the list after \`${marker}\` does not close`);
   const inner = text.slice(open + 1, close);
   const multiline = inner.includes("\n");
-  const withEntry = multiline
-    ? `${inner.replace(/\s*$/, "")}\n  ${entry},\n`
-    : inner.trim().length === 0
-      ? entry
-      : `${inner.trim()}, ${entry}`;
+  const lines = inner.split("\n");
+  let slot = before && multiline ? lines.findIndex((line) => before.test(line)) : -1;
+  while (slot > 0 && /^\s*\/\//.test(lines[slot - 1]!)) slot -= 1;
+  const withEntry =
+    slot > 0
+      ? [...lines.slice(0, slot), `  ${entry},`, ...lines.slice(slot)].join("\n")
+      : multiline
+        ? `${inner.replace(/\s*$/, "")}\n  ${entry},\n`
+        : inner.trim().length === 0
+          ? entry
+          : `${inner.trim()}, ${entry}`;
   let next = text.slice(0, open + 1) + withEntry + text.slice(close);
   if (importLine) {
     const last = [...next.matchAll(/^import .*;$/gm)].at(-1);
@@ -180,7 +188,8 @@ for (const [file, pattern] of [
 }
 
 register("lib/sync/resources.ts", "const REGISTERED = [", names.camel, `import { ${names.camel} } from "./${names.slug}";`);
-register("app/dashboard/sections.ts", "export const DASHBOARD_SECTIONS = [", `{ href: "/dashboard/${names.slug}", label: "${names.title}" }`, "");
+// Before "Settings and access", which stays last (its comment in sections.ts says why).
+register("app/dashboard/sections.ts", "export const DASHBOARD_SECTIONS = [", `{ href: "/dashboard/${names.slug}", label: "${names.title}" }`, "", /href: "\/dashboard\/settings"/);
 register("sandbox/lists/index.ts", "export const EXTRA_LISTS: readonly ExtraList[] = [", names.camel, `import { ${names.camel} } from "./${names.slug}.js";`);
 written.push("lib/sync/resources.ts (one line)", "app/dashboard/sections.ts (one line)", "sandbox/lists/index.ts (one line)");
 

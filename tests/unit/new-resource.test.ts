@@ -74,6 +74,9 @@ describe("npm run new:resource", () => {
     expect(registered(after("lib/sync/resources.ts"))).toBe(`${registered(before("lib/sync/resources.ts"))}, sampleWidgets`);
     expect(lineDiff("lib/sync/resources.ts")).toEqual(['import { sampleWidgets } from "./sample-widgets";', expect.stringMatching(/^const REGISTERED = /)]);
     expect(lineDiff("app/dashboard/sections.ts")).toEqual(['  { href: "/dashboard/sample-widgets", label: "Sample widgets" },']);
+    // Before "Settings and access" and its comment: settings stays last in the nav.
+    const hrefs = [...after("app/dashboard/sections.ts").matchAll(/^ {2}(?:\/\/.*|\{ href: "([^"]+)")/gm)].map((m) => m[1] ?? "comment");
+    expect(hrefs.slice(-4)).toEqual(["/dashboard/sample-widgets", "comment", "comment", "/dashboard/settings"]);
     expect(lineDiff("sandbox/lists/index.ts")).toEqual(['import { sampleWidgets } from "./sample-widgets.js";', expect.stringMatching(/^export const EXTRA_LISTS: readonly ExtraList\[\] = \[(.+, )?sampleWidgets\];$/)]);
     expect(after("scripts/lib/local-env.ts")).toMatch(/APP_REQUESTED_SCOPES: "[^"]* sample-widgets:read"/);
     expect(after(".env.example")).toMatch(/^APP_REQUESTED_SCOPES=.* sample-widgets:read$/m);

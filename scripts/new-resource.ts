@@ -1,4 +1,4 @@
-// npm run new:resource -- <name> [--singular <name>] [--root <folder>]
+// npm run new:resource -- <name> [--singular <name>] [--root <folder>]   (--help: the usage)
 //
 // Writes a read-only synced resource end to end, from one plural kebab-case name (e.g. `tariffs`):
 //   sandbox     sandbox/lists/<name>.ts (the list it serves) + its line in sandbox/lists/index.ts
@@ -28,19 +28,36 @@ import { NameError, resourceNames, type ResourceNames } from "./new-resource/nam
 
 const TEMPLATES = path.join(import.meta.dirname, "new-resource", "templates");
 
+const USAGE = `usage: npm run new:resource -- <name> [--singular <name>] [--root <dir>] [--skip-generate]
+  name             the resource, plural and kebab-case: the API path (/<name>), the scope (<name>:read),
+                   the table (synced_<name>), the page (/dashboard/<name>)
+  --singular       the model's name in words when dropping an "s" is wrong (e.g. --singular datum)
+  --root           the project to write into (default: this one)
+  --skip-generate  do not regenerate the Prisma client afterwards
+  -h, --help       this text
+example:
+  npm run new:resource -- tariffs
+(docs/adding-a-feature.md walks through what it writes)`;
+
 function usage(message: string): never {
-  console.error(`new:resource: ${message}`);
-  console.error("usage: npm run new:resource -- <name> [--singular <name>]   e.g. npm run new:resource -- tariffs");
+  console.error(`new:resource: ${message}\n${USAGE}`);
   process.exit(2);
 }
 
 const { values, positionals } = (() => {
   try {
-    return parseArgs({ allowPositionals: true, options: { singular: { type: "string" }, root: { type: "string" }, "skip-generate": { type: "boolean" } } });
+    return parseArgs({
+      allowPositionals: true,
+      options: { singular: { type: "string" }, root: { type: "string" }, "skip-generate": { type: "boolean" }, help: { type: "boolean", short: "h" } },
+    });
   } catch (error) {
     usage((error as Error).message);
   }
 })();
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 if (positionals.length !== 1) usage("give exactly one name");
 let names: ResourceNames;
 try {

@@ -90,4 +90,16 @@ describe("npm run new:resource", () => {
     expect(readFileSync(path.join(root, "lib/sync/resources.ts"), "utf8")).toBe(registry);
     await expect(generate(root, "Tariffs")).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining("kebab-case") });
   });
+
+  it("--help prints the usage, the options and an example, exits 0 and writes nothing", async () => {
+    const root = scratchCopy();
+    const registry = readFileSync(path.join(root, "lib/sync/resources.ts"), "utf8");
+    for (const flag of ["--help", "-h"]) {
+      const { stdout } = await generate(root, flag);
+      expect(stdout).toContain("usage: npm run new:resource -- <name>");
+      expect(stdout).toContain("--singular");
+      expect(stdout).toMatch(/example:\n {2}npm run new:resource -- /);
+    }
+    expect(readFileSync(path.join(root, "lib/sync/resources.ts"), "utf8")).toBe(registry);
+  });
 });

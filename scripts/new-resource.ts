@@ -1,12 +1,13 @@
-// npm run new:resource -- <name> [--singular <name>] [--root <folder>]   (--help: the usage)
+// npm run new:resource -- <name> [--field <name>:<type>]... [--singular <name>] [--root <folder>]   (--help: the usage)
 //
-// Writes a read-only synced resource end to end, from one plural kebab-case name (e.g. `tariffs`):
+// Writes a read-only synced resource end to end, from one plural kebab-case name (e.g. `tariffs`)
+// and the fields of its records to keep as columns (`--field startsAt:timestamp`; none: the name only):
 //   sandbox     sandbox/lists/<name>.ts (the list it serves) + its line in sandbox/lists/index.ts
 //   database    a model in prisma/schema.prisma (+ its relation on Install) and a migration
 //   sync        lib/sync/<name>.ts + its line in lib/sync/resources.ts (the sync order, retention,
 //               freshness, the console and the scope words follow from it)
-//   page        lib/dashboard/<name>.ts (the page's read), app/dashboard/<name>/ (page, loading and
-//               error states) + its line in app/dashboard/sections.ts (the nav, the Overview's links)
+//   page        lib/dashboard/<name>.ts (the page's read), app/dashboard/<name>/ (a table with a column
+//               per field, loading and error states) + its line in app/dashboard/sections.ts
 //   tests       tests/sandbox/<name>.test.ts, and the section's own app/dashboard/<name>/_tests/
 //               (an integration test and a Playwright test)
 //   scope       <name>:read added to the registration the template ships (APP_REQUESTED_SCOPES in
@@ -19,24 +20,28 @@
 // line into each registry and number a migration after the last one, which those tools would need
 // custom actions for anyway, and the template engine would be a dependency every fork carries for
 // one command. The templates are in scripts/new-resource/templates/, with __tokens__ for the names
-// (scripts/new-resource/names.ts).
+// (scripts/new-resource/names.ts) and for the lines each field adds (scripts/new-resource/fields.ts).
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { FieldError, FIELD_TYPES, fieldTokens, parseFields, type Field } from "./new-resource/fields";
 import { NameError, resourceNames, type ResourceNames } from "./new-resource/names";
 
 const TEMPLATES = path.join(import.meta.dirname, "new-resource", "templates");
 
-const USAGE = `usage: npm run new:resource -- <name> [--singular <name>] [--root <dir>] [--skip-generate]
+const USAGE = `usage: npm run new:resource -- <name> [--field <name>:<type>]... [--singular <name>] [--root <dir>] [--skip-generate]
   name             the resource, plural and kebab-case: the API path (/<name>), the scope (<name>:read),
                    the table (synced_<name>), the page (/dashboard/<name>)
+  --field          a field of the record to keep as a column and show on the page, repeatable: its
+                   name in camelCase as the API sends it (the column is snake_case) and its type,
+                   one of ${FIELD_TYPES.join(", ")} (number = decimal); without any, the name only
   --singular       the model's name in words when dropping an "s" is wrong (e.g. --singular datum)
   --root           the project to write into (default: this one)
   --skip-generate  do not regenerate the Prisma client afterwards
   -h, --help       this text
 example:
-  npm run new:resource -- tariffs
+  npm run new:resource -- reservations --field startsAt:timestamp --field state:text --field kwh:decimal
 (docs/adding-a-feature.md walks through what it writes)`;
 
 function usage(message: string): never {
@@ -48,7 +53,13 @@ const { values, positionals } = (() => {
   try {
     return parseArgs({
       allowPositionals: true,
-      options: { singular: { type: "string" }, root: { type: "string" }, "skip-generate": { type: "boolean" }, help: { type: "boolean", short: "h" } },
+      options: {
+        field: { type: "string", multiple: true },
+        singular: { type: "string" },
+        root: { type: "string" },
+        "skip-generate": { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
     });
   } catch (error) {
     usage((error as Error).message);
@@ -60,18 +71,21 @@ if (values.help) {
 }
 if (positionals.length !== 1) usage("give exactly one name");
 let names: ResourceNames;
+let fields: Field[];
 try {
   names = resourceNames(positionals[0]!, values.singular);
+  fields = parseFields(values.field ?? []);
 } catch (error) {
-  if (error instanceof NameError) usage(error.message);
+  if (error instanceof NameError || error instanceof FieldError) usage(error.message);
   throw error;
 }
 const root = path.resolve(values.root ?? ".");
 const at = (file: string) => path.join(root, file);
 
-/** A template with its tokens replaced. */
+/** A template with its tokens replaced: the names', and the fields' (./new-resource/fields.ts). */
 function render(template: string): string {
   const tokens: Record<string, string> = {
+    ...fieldTokens(fields),
     __slug__: names.slug,
     __snake__: names.snake,
     __camel__: names.camel,
@@ -80,7 +94,10 @@ function render(template: string): string {
     __words__: names.words,
     __Title__: names.title,
   };
-  return readFileSync(path.join(TEMPLATES, template), "utf8").replace(/__(slug|snake|camel|Singular|Pascal|words|Title)__/g, (token) => tokens[token]!);
+  return readFileSync(path.join(TEMPLATES, template), "utf8").replace(/__[A-Za-z]+__/g, (token) => {
+    if (tokens[token] === undefined) throw new Error(`${template}: unknown token ${token}`);
+    return tokens[token];
+  });
 }
 
 // ----- refuse before writing anything -------------------------------------------------------------
@@ -94,6 +111,7 @@ const newFiles: [file: string, template: string][] = [
   [`app/dashboard/${names.slug}/error.tsx`, "error.tsx.tmpl"],
   [`app/dashboard/${names.slug}/_tests/${names.slug}.test.ts`, "integration.test.ts.tmpl"],
   [`app/dashboard/${names.slug}/_tests/${names.slug}.spec.ts`, "e2e.spec.ts.tmpl"],
+  [`app/dashboard/${names.slug}/_tests/cells.ts`, "cells.ts.tmpl"],
   [`tests/sandbox/${names.slug}.test.ts`, "sandbox.test.ts.tmpl"],
 ];
 for (const [file] of newFiles) if (existsSync(at(file))) usage(`${file} exists already: is "${names.slug}" a resource of this app?`);
@@ -210,7 +228,7 @@ register("app/dashboard/sections.ts", "export const DASHBOARD_SECTIONS = [", `{ 
 register("sandbox/lists/index.ts", "export const EXTRA_LISTS: readonly ExtraList[] = [", names.camel, `import { ${names.camel} } from "./${names.slug}.js";`);
 written.push("lib/sync/resources.ts (one line)", "app/dashboard/sections.ts (one line)", "sandbox/lists/index.ts (one line)");
 
-console.log(`new:resource: ${names.slug} (table synced_${names.snake}, scope ${names.slug}:read)`);
+console.log(`new:resource: ${names.slug} (table synced_${names.snake}, scope ${names.slug}:read${fields.length ? `, fields ${fields.map((f) => `${f.name}:${f.type}`).join(" ")}` : ""})`);
 for (const file of written) console.log(`  ${file}`);
 
 if (!values["skip-generate"]) {

@@ -26,22 +26,25 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { FieldError, FIELD_TYPES, fieldTokens, parseFields, type Field } from "./new-resource/fields";
+import { headlineTokens } from "./new-resource/headline";
 import { NameError, resourceNames, type ResourceNames } from "./new-resource/names";
 
 const TEMPLATES = path.join(import.meta.dirname, "new-resource", "templates");
 
-const USAGE = `usage: npm run new:resource -- <name> [--field <name>:<type>]... [--singular <name>] [--root <dir>] [--skip-generate]
+const USAGE = `usage: npm run new:resource -- <name> [--field <name>:<type>]... [--headline] [--singular <name>] [--root <dir>] [--skip-generate]
   name             the resource, plural and kebab-case: the API path (/<name>), the scope (<name>:read),
                    the table (synced_<name>), the page (/dashboard/<name>)
   --field          a field of the record to keep as a column and show on the page, repeatable: its
                    name in camelCase as the API sends it (the column is snake_case) and its type,
                    one of ${FIELD_TYPES.join(", ")} (number = decimal); without any, the name only
+  --headline       a figure of the resource among the Overview's headlines: how many records' first
+                   timestamp field falls in the Overview's days (without one: how many are in the copy)
   --singular       the model's name in words when dropping an "s" is wrong (e.g. --singular datum)
   --root           the project to write into (default: this one)
   --skip-generate  do not regenerate the Prisma client afterwards
   -h, --help       this text
 example:
-  npm run new:resource -- reservations --field startsAt:timestamp --field state:text --field kwh:decimal
+  npm run new:resource -- reservations --field startsAt:timestamp --field state:text --field kwh:decimal --headline
 (docs/adding-a-feature.md walks through what it writes)`;
 
 function usage(message: string): never {
@@ -55,6 +58,7 @@ const { values, positionals } = (() => {
       allowPositionals: true,
       options: {
         field: { type: "string", multiple: true },
+        headline: { type: "boolean" },
         singular: { type: "string" },
         root: { type: "string" },
         "skip-generate": { type: "boolean" },
@@ -86,6 +90,7 @@ const at = (file: string) => path.join(root, file);
 function render(template: string): string {
   const tokens: Record<string, string> = {
     ...fieldTokens(fields),
+    ...headlineTokens(names, fields, values.headline === true),
     __slug__: names.slug,
     __snake__: names.snake,
     __camel__: names.camel,

@@ -117,9 +117,9 @@ function sandboxValue(field: Field, nth: number): string {
     case "boolean":
       return "i % 2 === 0";
     case "timestamp":
-      // Instants at half past an hour, in UTC as the service sends them (contract §4.2): a page
-      // showing them in the operator's zone shows another hour than the record's.
-      return `new Date(Date.UTC(2025, 0, 1 + i, ${6 + nth} + ((operator.operator.id + i) % 12), 30)).toISOString()`;
+      // Instants in UTC as the service sends them (contract §4.2), at half past hours spread over the
+      // day: in the operator's zone some fall on another hour and another day than in UTC.
+      return `new Date(Date.UTC(2025, 0, 1 + i, ((operator.operator.id + i) * 7${nth ? ` + ${nth * 5}` : ""}) % 24, 30)).toISOString()`;
   }
 }
 

@@ -133,6 +133,16 @@ describe("npm run new:resource", () => {
     expect(page).toContain("<time dateTime={item.startsAt.toISOString()}>{f.dateTime(item.startsAt)}</time>");
     expect(after(`app/dashboard/${NAME}/_tests/cells.ts`)).toContain('export const COLUMNS = ["Name", "Starts at", "State", "Kwh", "Slots", "Paid", "Changed"];');
     expect(after(`sandbox/lists/${NAME}.ts`)).toMatch(/startsAt: new Date\(Date\.UTC\(/);
+    expect(sync).not.toContain("overviewHeadline: {");
+  });
+
+  it("with --headline: the resource's Overview headline, bounded by its first timestamp in the Overview's days, and its test", async () => {
+    const root = scratchCopy();
+    await generate(root, NAME, "--field", "state:text", "--field", "startsAt:timestamp", "--headline");
+    const sync = readFileSync(path.join(root, `lib/sync/${NAME}.ts`), "utf8");
+    expect(sync).toContain('overviewHeadline: {\n    label: "Sample widgets",');
+    expect(sync).toContain("AND starts_at >= (${from}::date::timestamp AT TIME ZONE ${timeZone})");
+    expect(readFileSync(path.join(root, `app/dashboard/${NAME}/_tests/${NAME}.test.ts`), "utf8")).toContain('data-testid="headline-sample_widgets-value"');
   });
 
   it("refuses a bad field with the reason and exit code 2, writing nothing", async () => {

@@ -42,7 +42,8 @@ export type DashboardSection = {
 export const DASHBOARD_SECTIONS = [
   // The synced resources the operator reads (lib/sync/resources.ts).
   { href: "/dashboard/charge-points", label: "Charge points", messageKey: "nav.chargePoints" },
-  { href: "/dashboard/sessions", label: "Sessions", messageKey: "nav.sessions", lists: "charges" },
+  // Optional: the charging sessions (charges) the sync copies; the Overview reads them itself.
+  { href: "/dashboard/sessions", label: "Sessions", optional: true, labels: { nb: "Ladeøkter" }, lists: "charges" },
   // Optional: the teams write's worked example (DASHBOARD_MANAGE_TEAMS) over the synced teams.
   { href: "/dashboard/teams", label: "Teams", optional: true, labels: { nb: "Team" } },
   // Optional: the beta EVSE charge history, read live (contract §4.3).

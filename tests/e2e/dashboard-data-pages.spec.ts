@@ -7,6 +7,7 @@ import { expect, test, type Page, type TestInfo } from "@playwright/test";
 import { resultOf, runAppWorker } from "../helpers/app-process";
 import { expectAccessible, installAsFirstOperator } from "../helpers/e2e";
 import { armApiFault, clearApiFaults, closeSql, operatorRecords, resetWorld, sql } from "../helpers/stack";
+import { SESSIONS_PAGE } from "../helpers/dashboard";
 
 test.beforeEach(resetWorld);
 test.afterEach(clearApiFaults);
@@ -52,26 +53,29 @@ test("charge points → search → detail → session → sessions, at 1280 and 
   await expect(page).toHaveURL(/[?&]q=/);
   await page.getByTestId("charge-points").getByRole("link", { name: target.name!, exact: true }).click();
   await expect(page.getByTestId("charge-point-detail")).toHaveAttribute("data-charge-point-id", String(target.id));
-  await page.getByTestId("recent-sessions").getByRole("link").first().click();
-  await expect(page.getByTestId("session-charge-point")).toHaveText(target.name!);
-  const sessionPath = new URL(page.url()).pathname;
-
-  // The sessions list's amount is the session's price, what Revenue on the Overview sums.
-  await page.goto("/dashboard/sessions");
-  await expect(page.getByRole("columnheader", { name: "Price" })).toBeVisible();
-  const firstSession = page.getByTestId("sessions").locator("tr[data-session-id]").first();
-  const listed = (await firstSession.getByTestId("session-price").textContent())!.trim();
-  await firstSession.getByRole("link").first().click();
-  await expect(page.getByTestId("session-detail")).toBeVisible();
-  await expect(page.locator('dt:text-is("Price") + dd')).toHaveText(listed);
-
-  // Each page at both widths: it fits, and its screenshot is attached.
   const pages = [
     { key: "charge-points", path: "/dashboard/charge-points", ready: page.getByTestId("charge-points") },
     { key: "charge-point", path: `/dashboard/charge-points/${target.id}`, ready: page.getByTestId("charge-point-detail") },
-    { key: "session", path: sessionPath, ready: page.getByTestId("session-detail") },
-    { key: "sessions", path: "/dashboard/sessions", ready: page.getByTestId("sessions") },
   ];
+  // The Sessions section, while the dashboard has one (a fork may remove it).
+  const sessions = SESSIONS_PAGE;
+  if (sessions) {
+    await page.getByTestId("recent-sessions").getByRole("link").first().click();
+    await expect(page.getByTestId("session-charge-point")).toHaveText(target.name!);
+    const sessionPath = new URL(page.url()).pathname;
+
+    // The sessions list's amount is the session's price, what Revenue on the Overview sums.
+    await page.goto(sessions);
+    await expect(page.getByRole("columnheader", { name: "Price" })).toBeVisible();
+    const firstSession = page.getByTestId("sessions").locator("tr[data-session-id]").first();
+    const listed = (await firstSession.getByTestId("session-price").textContent())!.trim();
+    await firstSession.getByRole("link").first().click();
+    await expect(page.getByTestId("session-detail")).toBeVisible();
+    await expect(page.locator('dt:text-is("Price") + dd')).toHaveText(listed);
+    pages.push({ key: "session", path: sessionPath, ready: page.getByTestId("session-detail") }, { key: "sessions", path: sessions, ready: page.getByTestId("sessions") });
+  }
+
+  // Each page at both widths: it fits, and its screenshot is attached.
   for (const { name, width, height } of WIDTHS) {
     await page.setViewportSize({ width, height });
     for (const { key, path, ready } of pages) {

@@ -1,4 +1,5 @@
-// Runs tests/helpers/app-worker.ts as a separate OS process (a second app instance).
+// Runs tests/helpers/app-worker.ts (or a section's own worker script) as a separate OS process: a
+// second app instance, or one with other variables.
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 
@@ -8,9 +9,17 @@ export type WorkerRun = { code: number | null; signal: NodeJS.Signals | null; st
 // test that kills it, or that it kills itself, sees the signal.
 const TSX_LOADER = path.resolve("node_modules/tsx/dist/esm/index.mjs");
 
-/** `envOverrides`: variables to set; one given as undefined is left out of the process's environment. */
-export function startAppWorker(args: string[], envOverrides: Record<string, string | undefined> = {}): { child: ChildProcess; done: Promise<WorkerRun> } {
-  const child = spawn(process.execPath, ["--conditions=react-server", "--import", TSX_LOADER, "tests/helpers/app-worker.ts", ...args], {
+/**
+ * `envOverrides`: variables to set; one given as undefined is left out of the process's environment.
+ * `script`: the worker to run, from the repository's root; a section's tests pass their own, so that
+ * the shared worker imports nothing of an optional section.
+ */
+export function startAppWorker(
+  args: string[],
+  envOverrides: Record<string, string | undefined> = {},
+  script = "tests/helpers/app-worker.ts",
+): { child: ChildProcess; done: Promise<WorkerRun> } {
+  const child = spawn(process.execPath, ["--conditions=react-server", "--import", TSX_LOADER, script, ...args], {
     env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? "info", ...envOverrides },
     stdio: ["pipe", "pipe", "pipe"],
   });
@@ -22,8 +31,8 @@ export function startAppWorker(args: string[], envOverrides: Record<string, stri
   return { child, done };
 }
 
-export async function runAppWorker(args: string[], envOverrides: Record<string, string | undefined> = {}): Promise<WorkerRun> {
-  return startAppWorker(args, envOverrides).done;
+export async function runAppWorker(args: string[], envOverrides: Record<string, string | undefined> = {}, script?: string): Promise<WorkerRun> {
+  return startAppWorker(args, envOverrides, script).done;
 }
 
 /** The worker's result line: the last JSON line that is not a pino log line (those have a `level`). */

@@ -3,7 +3,14 @@
 // sandbox saw. (Their Playwright tests share `syncNow` and `checkAndScreenshot` in ./e2e.ts.) A
 // section's tests import these rather than each other's, so removing one section's folder leaves the
 // others whole.
+import { sectionListing } from "../../app/dashboard/sections";
 import { control, installViaPortal, sandboxEvents, stack } from "./stack";
+
+/**
+ * The Sessions section's page, while the dashboard has one (app/dashboard/sections.ts: a fork may
+ * remove it). The core's tests and the bench reach it only through this, so that they need no edit then.
+ */
+export const SESSIONS_PAGE: string | undefined = sectionListing("charges")?.href;
 
 /**
  * An install of `operatorId` granted `scopes` (registered before it exists, so nothing is flagged),

@@ -4,7 +4,7 @@ import Link from "next/link";
 import { RefreshWhileCopying } from "../_components/refresh-while-copying";
 import { SESSION_PER_PAGE_CHOICES, type SessionList, type SessionQuery } from "@/lib/dashboard/sessions";
 import { dashboardI18n } from "@/lib/i18n/request";
-import type { MessageKey, Translator } from "@/lib/i18n/messages";
+import { sessionsTranslator, type SessionsMessageKey, type SessionsTranslator } from "./i18n";
 import { AsOf } from "../_components/as-of";
 import { PageSizeLinks, Pagination, queryString, rangeText } from "../_components/pagination";
 import { SessionStateBadge, sessionStateLabel } from "../_components/session-state";
@@ -21,16 +21,16 @@ export function sessionsHref(query: SessionQuery, change: Partial<SessionQuery> 
   return `/dashboard/sessions${queryString({ ...filterValues(next), page: next.page, perPage: next.perPage }, DEFAULTS)}`;
 }
 
-// Why there is no list, in the catalogue (messages/*.json `sessions.unavailable.<reason>.*`).
+// Why there is no list, in the section's catalogue (./_messages/*.json `sessions.unavailable.<reason>.*`).
 const UNAVAILABLE = {
   not_imported: { title: "sessions.unavailable.not_imported.title", text: "sessions.unavailable.not_imported.text" },
   not_granted: { title: "sessions.unavailable.not_granted.title", text: "sessions.unavailable.not_granted.text" },
   being_copied: { title: "sessions.unavailable.being_copied.title", text: "sessions.unavailable.being_copied.text" },
-} as const satisfies Record<string, { title: MessageKey; text: MessageKey }>;
+} as const satisfies Record<string, { title: SessionsMessageKey; text: SessionsMessageKey }>;
 
 /** `updating`: the copy is under way for an ACTIVE install, so the page refreshes itself until it is complete. */
 export async function SessionsUnavailable({ reason, updating = false }: { reason: keyof typeof UNAVAILABLE; updating?: boolean }) {
-  const { t } = await dashboardI18n();
+  const t = sessionsTranslator((await dashboardI18n()).locale);
   const title = t(UNAVAILABLE[reason].title);
   const text = t(UNAVAILABLE[reason].text);
   return (
@@ -65,7 +65,8 @@ export async function SessionTable({
   const otherCurrencies = [...new Set(list.items.map((s) => s.currency).filter((c): c is string => Boolean(c) && c !== reportingCurrency))];
   const exportHref = `/dashboard/sessions/export${queryString(filterValues(query), {})}`;
   // Dates, times, amounts and energy in the operator's language and zone (lib/i18n/request.ts).
-  const { t, f } = await dashboardI18n();
+  const { f, locale } = await dashboardI18n();
+  const t = sessionsTranslator(locale);
   return (
     <section className="space-y-4">
       <div className="flex flex-wrap items-end justify-between gap-2">
@@ -155,7 +156,7 @@ export async function SessionTable({
 
 const fieldClass = "mt-1 block w-full rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm";
 
-function Filters({ query, chargePoints, exportHref, t }: { query: SessionQuery; chargePoints: { id: string; name: string | null }[]; exportHref: string; t: Translator }) {
+function Filters({ query, chargePoints, exportHref, t }: { query: SessionQuery; chargePoints: { id: string; name: string | null }[]; exportHref: string; t: SessionsTranslator }) {
   return (
     <form method="get" action="/dashboard/sessions" className="grid grid-cols-2 gap-3 rounded-lg border border-slate-200 bg-white p-3 sm:grid-cols-4" role="search">
       <label className="text-xs font-medium text-slate-600">

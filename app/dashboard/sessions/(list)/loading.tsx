@@ -1,7 +1,8 @@
 import { dashboardI18n } from "@/lib/i18n/request";
+import { sessionsTranslator } from "../i18n";
 import { TableSkeleton } from "../../_components/skeleton";
 
 export default async function Loading() {
-  const { t } = await dashboardI18n();
+  const t = sessionsTranslator((await dashboardI18n()).locale);
   return <TableSkeleton label={t("sessions.loading")} />;
 }

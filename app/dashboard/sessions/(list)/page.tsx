@@ -4,6 +4,7 @@
 // checked in the order an operator can act on them.
 // In a route group, "(list)", for the same reason as the charge points list: see that page.
 import { dashboardI18n } from "@/lib/i18n/request";
+import { sessionsTranslator } from "../i18n";
 import type { Metadata } from "next";
 import { currentOperator } from "@/lib/auth/operator-session";
 import { listChargePointChoices } from "@/lib/dashboard/charge-points";
@@ -15,7 +16,7 @@ import { resourceShared } from "@/lib/sync/resources";
 import { SessionTable, SessionsUnavailable } from "../session-table";
 
 export async function generateMetadata(): Promise<Metadata> {
-  return { title: (await dashboardI18n()).t("nav.sessions") };
+  return { title: sessionsTranslator((await dashboardI18n()).locale)("sessions.title") };
 }
 
 export const dynamic = "force-dynamic";

@@ -11,11 +11,12 @@ import { loadFreshness } from "@/lib/dashboard/freshness";
 import { loadSession } from "@/lib/dashboard/sessions";
 import { loadDashboardInstall } from "@/lib/installs/dashboard";
 import { dashboardI18n } from "@/lib/i18n/request";
+import { sessionsTranslator } from "../i18n";
 import { AsOf } from "../../_components/as-of";
 import { SessionStateBadge, sessionReasonLabel, sessionTypeLabel } from "../../_components/session-state";
 
 export async function generateMetadata(): Promise<Metadata> {
-  return { title: (await dashboardI18n()).t("title.session") };
+  return { title: sessionsTranslator((await dashboardI18n()).locale)("title.session") };
 }
 
 export const dynamic = "force-dynamic";
@@ -31,7 +32,8 @@ export default async function SessionPage({ params }: { params: Promise<{ id: st
   const config = readDashboardConfig(install.config);
   const durationMs = session.startedAt && session.stoppedAt ? session.stoppedAt.getTime() - session.startedAt.getTime() : null;
   // Dates, amounts and energy in the operator's language and zone (lib/i18n/request.ts).
-  const { t, f } = await dashboardI18n();
+  const { f, locale } = await dashboardI18n();
+  const t = sessionsTranslator(locale);
   const money = (amount: number | null) => f.money(amount, session.currency, session.currencyDecimals);
 
   return (

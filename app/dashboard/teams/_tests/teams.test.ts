@@ -94,7 +94,7 @@ describe("the teams write", () => {
   it("is off unless the app's configuration turns it on: the write is refused and the page offers no form", async () => {
     const install = await installWithScopes(NORTHWIND, [...BASE_SCOPES, "teams:write"]);
     const [team] = (await operatorRecords<Team>(NORTHWIND, "teams")).data;
-    const run = await runAppWorker(["rename-team", install.installRowId, String(team!.id), "Off"], { DASHBOARD_MANAGE_TEAMS: "off" });
+    const run = await runAppWorker([install.installRowId, String(team!.id), "Off"], { DASHBOARD_MANAGE_TEAMS: "off" }, "app/dashboard/teams/_tests/rename-worker.ts");
     expect(resultOf(run)).toEqual({ ok: false, reason: "feature_off" });
     expect(await apiCallsOf(install.installId, /^\/api\/v1\/teams\//)).toHaveLength(0);
   });

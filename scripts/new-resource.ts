@@ -252,6 +252,6 @@ Next:
     your registration at the service too, which asks every operator to approve again (contract §3);
   - replace the sandbox's guessed records (sandbox/lists/${names.slug}.ts) and the columns the app keeps
     (lib/sync/${names.slug}.ts, the model and migration) with the operation's real shape, and record each
-    guess in docs/spec-gaps.md and sandbox/README.md;
+    guess in your own section of docs/spec-gaps.md (docs/updating.md, "The spec-gap register");
   - run: npm run db:migrate, then npm test -- files tests/sandbox/${names.slug}.test.ts app/dashboard/${names.slug}/_tests/${names.slug}.test.ts app/dashboard/${names.slug}/_tests/${names.slug}.spec.ts
   (docs/adding-a-feature.md walks through each file)`);

@@ -1,7 +1,10 @@
 // npm run check:new-resource: proves that `npm run new:resource` writes a resource that works as
 // written. On a scratch copy of this checkout (your files are never touched) it generates one
-// (`tariffs`), then runs what CI runs on it: the typecheck, the linters, and the generated tests
-// with the schema-drift test (the generated migration against the generated model), on one stack.
+// (`tariffs`, with a field of each type and an Overview headline), then runs what CI runs on it: the
+// typecheck, the linters, and the generated tests with the schema-drift test (the generated migration
+// against the generated model), on one stack. The generated tests check the page's column headers
+// and each record's cells, times in the operator's zone, against the sandbox's records
+// (app/dashboard/tariffs/_tests/cells.ts), and the headline's figure on the Overview for one day.
 // CI runs it after `npm test` (.ci/run and .github/workflows/ci.yml): 1.5 to 3 minutes, most of it the
 // scratch app's production build.
 //
@@ -15,6 +18,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 
 const NAME = "tariffs";
+// One field of each type (scripts/new-resource/fields.ts): one generated resource, one scratch build, every type.
+const FIELDS = ["validFrom:timestamp", "zone:text", "pricePerKwh:decimal", "maxPower:integer", "public:boolean"];
 const QUICK = process.argv.includes("--quick");
 const started = performance.now();
 const seconds = () => Math.round((performance.now() - started) / 1000);
@@ -55,7 +60,7 @@ const inScratch: SpawnSyncOptions = { cwd: scratch, env: { ...process.env, FORCE
 const bin = (name: string) => path.join(scratch, "node_modules", ".bin", name);
 const generated = [`tests/sandbox/${NAME}.test.ts`, `app/dashboard/${NAME}/_tests/${NAME}.test.ts`, `app/dashboard/${NAME}/_tests/${NAME}.spec.ts`];
 try {
-  run("generate", bin("tsx"), ["scripts/new-resource.ts", NAME], inScratch);
+  run("generate", bin("tsx"), ["scripts/new-resource.ts", NAME, ...FIELDS.flatMap((field) => ["--field", field]), "--headline"], inScratch);
   run("typecheck", bin("tsc"), ["--noEmit"], inScratch);
   run("lint", bin("eslint"), ["sandbox/lists", `lib/sync/${NAME}.ts`, `lib/dashboard/${NAME}.ts`, `app/dashboard/${NAME}`, "app/dashboard/sections.ts", "lib/sync/resources.ts", ...generated], inScratch);
   run("import rules", "npm", ["run", "-s", "lint:imports"], inScratch);

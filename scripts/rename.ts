@@ -1,4 +1,4 @@
-// npm run rename -- "<Display name>" <slug> [--mark <mark>] [--root <dir>]
+// npm run rename -- "<Display name>" <slug> [--mark <mark>] [--root <dir>]   (--help: the usage)
 //
 // Makes the template yours: sets the product's names in lib/config/product.ts (the one place the
 // code reads them from) and in the files that cannot import it (package.json, package-lock.json,
@@ -23,7 +23,11 @@ const USAGE = `usage: npm run rename -- "<Display name>" <slug> [--mark <mark>] 
   slug          every operational name is derived from it: lower-case letters, digits and single
                 hyphens, starting with a letter, at most 40 characters (e.g. volt-fleet)
   --mark        the header's mark before the name (an emoji or initials); unchanged when left out
-  --root        the project to rename (default: this one)`;
+  --root        the project to rename (default: this one)
+  -h, --help    this text
+example:
+  npm run rename -- "Volt Fleet" volt-fleet --mark VF
+(README.md, "Make it yours", says what changing the names does)`;
 
 function usageError(message: string): never {
   console.error(`rename: ${message}\n${USAGE}`);
@@ -31,13 +35,17 @@ function usageError(message: string): never {
 }
 
 function parse() {
-  return parseArgs({ allowPositionals: true, options: { mark: { type: "string" }, root: { type: "string" } } });
+  return parseArgs({ allowPositionals: true, options: { mark: { type: "string" }, root: { type: "string" }, help: { type: "boolean", short: "h" } } });
 }
 let args: ReturnType<typeof parse>;
 try {
   args = parse();
 } catch (error) {
   usageError(error instanceof Error ? error.message : String(error));
+}
+if (args.values.help) {
+  console.log(USAGE);
+  process.exit(0);
 }
 if (args.positionals.length > 2) usageError(`too many arguments (quote a display name with spaces): ${args.positionals.join(" ")}`);
 

@@ -72,6 +72,7 @@ export function createFormatter(locale: Locale, timeZone: string) {
   const integers = numbers({});
   const oneDecimal = numbers({ maximumFractionDigits: 1 });
   const noDecimal = numbers({ maximumFractionDigits: 0 });
+  const fourDecimals = numbers({ maximumFractionDigits: 4 });
 
   /** The zone's short name at that instant, in the locale: "CET" in January, "CEST" in July, "UTC". */
   function zoneName(value: Date): string {
@@ -132,6 +133,10 @@ export function createFormatter(locale: Locale, timeZone: string) {
     /** A figure on a chart: at most one decimal. */
     number(value: number): string {
       return oneDecimal().format(value);
+    },
+    /** A stored number as it is, up to 4 decimals (a DECIMAL(19,4) column): "1,234.5" / "1 234,5"; — for none. */
+    decimal(value: number | null | undefined): string {
+      return isNumber(value) ? fourDecimals().format(value) : EMPTY;
     },
     /** A count: "1,234" / "1 234". */
     count(value: number): string {

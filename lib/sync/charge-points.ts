@@ -2,7 +2,7 @@
 // pass is a full one. `siteIds` in the install's configuration keeps only those sites' charge points.
 import "server-only";
 import { keepsSite } from "./config";
-import { defineSyncResource, num, objectAt, recordId, text, type SyncedRow } from "./resource";
+import { bool, defineSyncResource, num, objectAt, recordId, text, type SyncedRow } from "./resource";
 
 type ChargePointRow = SyncedRow & {
   name: string | null;
@@ -47,7 +47,7 @@ export const chargePoints = defineSyncResource<ChargePointRow, "charge_points">(
       serial_number: text(record.serialNumber),
       evse_id: text(record.evseId),
       max_kw: num(record.maxKw),
-      is_active: typeof record.isActive === "boolean" ? record.isActive : null,
+      is_active: bool(record.isActive),
       address_label: text(location?.addressLabel),
       city: text(address?.city),
       country: text(address?.country),

@@ -99,6 +99,16 @@ export function num(value: unknown): number | null {
   return typeof value === "number" && Number.isFinite(value) ? value : null;
 }
 
+/** A whole number that fits an INTEGER column, or null (a bigger one would fail the page's statement). */
+export function integer(value: unknown): number | null {
+  return typeof value === "number" && Number.isInteger(value) && Math.abs(value) <= 2_147_483_647 ? value : null;
+}
+
+/** A boolean, or null. */
+export function bool(value: unknown): boolean | null {
+  return typeof value === "boolean" ? value : null;
+}
+
 /** An ISO timestamp PostgreSQL will read, or null (a malformed date must not fail the page's statement). */
 export function timestamp(value: unknown): string | null {
   if (typeof value !== "string") return null;

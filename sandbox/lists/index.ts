@@ -6,7 +6,7 @@
 // rules as charge points and charges), and the identity provider knows its scopes (../scopes.ts).
 //
 // These are a fork's guesses at operations the contract does not show (§4.2: "not shown"): record
-// each one as a decision in ../README.md, as the sandbox's other guesses are.
+// each one in the fork's own section of docs/spec-gaps.md (docs/updating.md, "The spec-gap register").
 import type { ExtraList } from "./list.js";
 
 export const EXTRA_LISTS: readonly ExtraList[] = [];

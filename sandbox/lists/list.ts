@@ -17,7 +17,11 @@ export interface ExtraList {
 
 const built = new WeakMap<ExtraList, WeakMap<OperatorData, Record<string, unknown>[]>>();
 
-/** The list's records for the operator, built once per operator (the seed objects are rebuilt on reset). */
+/**
+ * The list's records for the operator, built on the first request that lists them and kept with the
+ * operator's data as the API shows it now (../operators.ts `find`): a record edit, a reset or live
+ * data's next hour makes a new one, and the next request builds them again from it.
+ */
 export function listRecords(list: ExtraList, operator: OperatorData): Record<string, unknown>[] {
   let perOperator = built.get(list);
   if (!perOperator) built.set(list, (perOperator = new WeakMap()));

@@ -19,6 +19,9 @@ describe("the formatter module", () => {
     expect(plain(oslo.count(20000))).toBe("20 000");
     expect(plain(oslo.kwh(12.25))).toBe("12,3 kWh");
     expect(plain(oslo.kw(7.4))).toBe("7,4 kW");
+    // A generated resource's numeric column (npm run new:resource --field x:decimal): as stored, to 4 decimals.
+    expect(plain(oslo.decimal(1234.5678))).toBe("1 234,5678");
+    expect(oslo.decimal(null)).toBe("—");
     expect(oslo.duration(85 * 60_000)).toBe("1 t 25 min");
     // A currency code Intl does not know: the number in the locale's digits and the code as given.
     expect(plain(oslo.money(5, "XQQ1", 2))).toBe("5,00 XQQ1");

@@ -104,4 +104,16 @@ describe("npm run rename", () => {
     expect(second.status).toBe(0);
     expect(second.stdout).toMatch(/nothing to change/);
   });
+
+  it("--help prints the usage, the options and an example, exits 0 and writes nothing", () => {
+    const before = snapshot();
+    for (const flag of ["--help", "-h"]) {
+      const help = runScript(flag);
+      expect(help.status, flag).toBe(0);
+      expect(help.stdout).toContain("usage: npm run rename");
+      expect(help.stdout).toContain("--mark");
+      expect(help.stdout).toMatch(/example:\n {2}npm run rename -- "/);
+    }
+    expect(snapshot()).toEqual(before);
+  });
 });

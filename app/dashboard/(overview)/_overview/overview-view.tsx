@@ -77,7 +77,7 @@ export async function OverviewView({ overview, choice, updating }: { overview: O
             testId={`headline-${h.resource}`}
             label={h.labels?.[i18n.locale] ?? h.label}
             value={h.state === "shown" ? f.count(h.value ?? 0) : h.state === "not_shared" ? t("overview.headline.notShared") : "—"}
-            detail={h.state === "not_shared" ? t("overview.headline.notSharedDetail") : (h.details?.[i18n.locale] ?? h.detail ?? "")}
+            detail={h.state === "not_shared" ? t("overview.headline.notSharedThese") : (h.details?.[i18n.locale] ?? h.detail ?? "")}
           />
         ))}
       </div>

@@ -103,7 +103,10 @@ describe("records that change at the service", () => {
     expect(now.total).toBe(listed + added);
     const incremental = await sync(install.installRowId, 1);
     expect(charges(incremental)).toMatchObject({ passKind: "incremental" });
-    expect(charges(incremental).pages).toBeLessThanOrEqual(4);
+    // One record a page: the page it stopped at, then one per new charge; never the whole list. (How
+    // many are new depends on the hours of the day the clock crossed, so the bound is counted from them.)
+    expect(charges(incremental).pages).toBeLessThanOrEqual(added + 1);
+    expect(charges(incremental).pages).toBeLessThan(now.total);
     const ids = (await sql<{ external_id: string }>("SELECT external_id FROM synced_charges WHERE install_row_id = $1", [install.installRowId])).map((r) => r.external_id);
     expect(new Set(ids)).toEqual(new Set(now.data.map((c) => String(c.id))));
   });

@@ -43,10 +43,14 @@ function crafted(
       const after = await stillServes(ctx, installed);
       const answered =
         attempt.status === null && attempt.upload_cut ? "closed the connection during the upload, before an answer could be read" : `answered ${attempt.status ?? attempt.error}`;
+      const afterSeen = after.seen.replace("the page afterwards", "after the delivery, the page");
+      // The cause, not only the effect: the app stopped using a live install because it acted on this delivery.
+      const refused = attempt.status !== null && attempt.status >= 400 && attempt.status < 500;
+      const cause = `${answered}, then stopped using the install: it acted on the ${refused ? "refused body" : `${id.replace("webhooks.", "")} delivery`}`;
       return judge([
         { ok: answer.ok, seen: `the app ${answered} (${answer.expected}) in ${attempt.latency_ms} ms` },
         { ok: (attempt.latency_ms ?? Infinity) < WEBHOOK_DEADLINE_MS, seen: `answered within the ${WEBHOOK_DEADLINE_MS / 1000} s deadline: ${attempt.latency_ms !== null && attempt.latency_ms < WEBHOOK_DEADLINE_MS ? "yes" : "no"}` },
-        { ok: after.ok, seen: after.seen.replace("the page afterwards", "after the delivery, the page") },
+        { ok: after.ok, seen: after.ok || !before.ok ? afterSeen : `${cause} (${afterSeen})` },
         { ok: before.ok, seen: before.seen.replace("the page afterwards", "before the delivery, the page") },
       ]);
     },

@@ -35,7 +35,8 @@ export interface ApiRequestCounts {
 export interface DeliveryAnswer {
   delivery_id: string;
   ok: boolean;
-  attempts: { kind: string; status: number | null; error: string | null; latency_ms: number | null }[];
+  /** upload_cut: the app closed the connection while the body was being written, before an answer could be read. */
+  attempts: { kind: string; status: number | null; error: string | null; latency_ms: number | null; upload_cut?: boolean }[];
 }
 
 export class SandboxClient {

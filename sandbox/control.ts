@@ -190,6 +190,7 @@ function deliveryResultView(result: DeliveryResult) {
       status: a.status,
       error: a.error,
       latency_ms: a.latencyMs,
+      upload_cut: a.uploadCut,
     })),
   };
 }

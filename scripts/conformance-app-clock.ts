@@ -9,6 +9,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { parseEnv } from "node:util";
 import pg from "pg";
+import { devDatabaseUrl } from "./lib/local-env";
 
 const seconds = Number(process.env.CONFORMANCE_ADVANCE_SECONDS);
 if (!Number.isFinite(seconds) || seconds <= 0) {
@@ -16,10 +17,8 @@ if (!Number.isFinite(seconds) || seconds <= 0) {
   process.exit(2);
 }
 const dotenv = existsSync(".env") ? (parseEnv(readFileSync(".env", "utf8")) as Record<string, string>) : {};
-// `npm run dev` without DATABASE_URL runs the embedded PostgreSQL on DATABASE_PORT (scripts/lib/stack.ts).
-const url =
-  process.env.DATABASE_URL || dotenv.DATABASE_URL || `postgresql://postgres:postgres@localhost:${process.env.DATABASE_PORT || dotenv.DATABASE_PORT || 54320}/partner_app`;
-const client = new pg.Client({ connectionString: url });
+// The database `npm run dev` gave the app: its name follows `npm run rename`.
+const client = new pg.Client({ connectionString: devDatabaseUrl(process.env, dotenv) });
 await client.connect();
 try {
   const { rowCount } = await client.query(

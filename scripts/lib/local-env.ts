@@ -96,6 +96,21 @@ export function devPorts(shell: Record<string, string | undefined>, file: Record
   return ports;
 }
 
+/** The embedded PostgreSQL's fixed login (scripts/lib/embedded-db.ts): it listens on localhost only; never reuse it. */
+export const EMBEDDED_DATABASE_LOGIN = { user: "postgres", password: "postgres" } as const;
+
+export function embeddedDatabaseUrl(port: number, database: string): string {
+  return `postgresql://${EMBEDDED_DATABASE_LOGIN.user}:${EMBEDDED_DATABASE_LOGIN.password}@localhost:${port}/${encodeURIComponent(database)}`;
+}
+
+/**
+ * The database `npm run dev` gives the app: DATABASE_URL from the shell, then from `.env`, else the embedded one on
+ * DATABASE_PORT, named after the product (scripts/lib/stack.ts), so that it follows `npm run rename`.
+ */
+export function devDatabaseUrl(shell: Record<string, string | undefined>, file: Record<string, string>): string {
+  return shell.DATABASE_URL || file.DATABASE_URL || embeddedDatabaseUrl(devPorts(shell, file).database, PRODUCT.databaseName);
+}
+
 function writeEnvFile(file: string, values: Record<string, string>): void {
   const body = Object.entries(values)
     .map(([key, value]) => `${key}=${value}`)

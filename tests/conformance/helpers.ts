@@ -21,20 +21,24 @@ export interface WrongAppWorld {
   judgeRun(checkIds: string[], ...wrong: Wrongness[]): Promise<CheckResult[]>;
 }
 
-/** Starts the wrong app and a sandbox registered with its redirect_uri and webhook URL, for the file's tests. */
-export function setUpWrongAppWorld(): WrongAppWorld {
+/**
+ * Starts the wrong app and a sandbox registered with its redirect_uri and webhook URL, for the file's tests.
+ * `webhookUrl`: another receiver for the sandbox's deliveries, given the app's webhook URL (webhook-front.ts).
+ */
+export function setUpWrongAppWorld(options: { webhookUrl?: (appWebhookUrl: string) => Promise<string> } = {}): WrongAppWorld {
   const app = new WrongApp();
   let sandbox: RunningSandbox | undefined;
   let dataDir = "";
   beforeAll(async () => {
     await app.listen();
     dataDir = await mkdtemp(path.join(tmpdir(), "conformance-wrong-app-"));
+    const webhookUrl = options.webhookUrl ? await options.webhookUrl(app.webhookUrl) : app.webhookUrl;
     sandbox = await startSandbox(
       {
         port: 0,
         dataDir,
         client: { clientId: CLIENT.clientId, clientSecret: CLIENT.clientSecret, redirectUri: app.redirectUri, requestedScopes: ["charge-points:read"], appName: "Wrong App" },
-        webhook: { url: app.webhookUrl, secret: CLIENT.webhookSecret, timeoutMs: 10_000 },
+        webhook: { url: webhookUrl, secret: CLIENT.webhookSecret, timeoutMs: 10_000 },
         refreshDelayMs: 50,
         rateLimit: { limit: 1000, windowSeconds: 60 },
         operatorCount: 6,

@@ -19,11 +19,13 @@ export const WRONGNESSES = [
   "redeems-reused-callback", // install.reused-callback: a reload redeems the code again
   "calls-on-deny", // install.declined: tries a token request on error=access_denied
   "refresh-per-page", // tokens.single-refresh: every page that meets a 401 refreshes by itself
+  "refresh-every-page", // tokens.single-refresh: refreshes before every API call, expired or not
   "keeps-old-refresh-token", // tokens.rotation: does not store the rotated refresh token
   "retries-refused-refresh", // tokens.refused-refresh: a refused refresh is tried again on every page
   "ignores-invalid-client", // tokens.invalid-client: goes on sending token requests
   "no-keep-alive", // tokens.keep-alive: its keep-alive run does nothing
   "unsigned-webhooks", // webhooks.forged, webhooks.unsigned: processes deliveries without checking the signature
+  "verifies-after-acting", // webhooks.forged: acts on a delivery, then checks its signature and answers 401
   "no-freshness-check", // webhooks.stale, webhooks.future-dated: ignores delivered_at
   "no-size-limit", // webhooks.oversize: reads and processes a body of any size
   "replay-revokes-by-operator", // webhooks.replayed: no delivery-id check, and revokes the operator's install whatever its id
@@ -294,7 +296,7 @@ export class WrongApp {
     install.sent = install.sent.filter((t) => t > now - install.budget.windowMs);
     if (!this.wrong.has("no-budget") && install.sent.length >= install.budget.limit) return null;
     if (!this.wrong.has("ignores-resets-in") && now < install.blockedUntil) return null;
-    if (install.accessExpiresAt <= now && !retried) await this.refresh(install);
+    if ((install.accessExpiresAt <= now || this.wrong.has("refresh-every-page")) && !retried) await this.refresh(install);
     install.sent.push(now);
     const used = install.accessToken;
     const response = await fetch(`${this.s.sandboxUrl}/api/v1${path}`, { headers: { Authorization: `Bearer ${used}` } });
@@ -348,12 +350,16 @@ export class WrongApp {
     const limit = this.wrong.has("no-size-limit") ? Infinity : WEBHOOK_MAX_BYTES;
     const raw = await readAll(req, limit);
     if (raw === null) return { status: 413, body: "too large" };
-    if (!this.wrong.has("unsigned-webhooks")) {
-      const expected = `sha256=${createHmac("sha256", this.s.webhookSecret).update(raw).digest("hex")}`;
-      const given = String(req.headers["x-volt-signature"] ?? "");
-      const digest = (value: string) => createHash("sha256").update(value).digest();
-      if (!timingSafeEqual(digest(expected), digest(given))) return { status: 401, body: "bad signature" };
-    }
+    const expected = `sha256=${createHmac("sha256", this.s.webhookSecret).update(raw).digest("hex")}`;
+    const given = String(req.headers["x-volt-signature"] ?? "");
+    const digest = (value: string) => createHash("sha256").update(value).digest();
+    const signed = this.wrong.has("unsigned-webhooks") || timingSafeEqual(digest(expected), digest(given));
+    if (!signed && !this.wrong.has("verifies-after-acting")) return { status: 401, body: "bad signature" };
+    const answer = await this.processDelivery(raw);
+    return signed ? answer : { status: 401, body: "bad signature" };
+  }
+
+  private async processDelivery(raw: string): Promise<{ status: number; body: string }> {
     const envelope = JSON.parse(raw) as { id: string; type: string; delivered_at: number; data: { install_id: number; operator_id: number } };
     if (!this.wrong.has("no-freshness-check") && Math.abs(Date.now() / 1000 - envelope.delivered_at) > WEBHOOK_TOLERANCE_S) return { status: 400, body: "stale" };
     const byOperator = this.wrong.has("replay-revokes-by-operator");

@@ -1,11 +1,14 @@
 // The product's names (lib/config/product.ts): what a slug and a display name may be, how every
 // operational name is derived from the slug, and the files that cannot import the module (package.json,
-// package-lock.json, compose.yaml, .env.example, prisma.config.ts) still holding the module's names.
+// package-lock.json, compose.yaml, .env.example, prisma.config.ts) still holding the module's names, and no other code
+// writing a database name of its own (the conformance run's clock script once did).
 // Nothing here writes out a shipped name: after `npm run rename` these tests pass as they are.
-import { readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { DisplayNameSchema, MarkSchema, PRODUCT, PRODUCT_IDENTITY, ProductIdentitySchema, SlugSchema, productNames } from "@/lib/config/product";
+import { devDatabaseUrl } from "@/scripts/lib/local-env";
 
 const root = path.resolve(__dirname, "../..");
 const read = (file: string) => readFileSync(path.join(root, file), "utf8");
@@ -87,5 +90,24 @@ describe("the files that cannot import lib/config/product.ts", () => {
     expect(example).toMatch(new RegExp(`^DATABASE_URL=postgresql://\\S+:5432/${PRODUCT.databaseName}$`, "m"));
     expect(example).toMatch(new RegExp(`^# ALERT_WEBHOOK_URL=https://\\S+/hooks/${PRODUCT.slug}$`, "m"));
     expect(read("prisma.config.ts")).toContain(`"postgresql://localhost:5432/${PRODUCT.databaseName}"`);
+  });
+});
+
+describe("the database name, outside the files the rename rewrites", () => {
+  it("npm run dev's database, and what the conformance run's clock script ages, is named after the product unless DATABASE_URL says otherwise", () => {
+    expect(new URL(devDatabaseUrl({}, {})).pathname).toBe(`/${PRODUCT.databaseName}`);
+    expect(new URL(devDatabaseUrl({ DATABASE_PORT: "55432" }, {})).port).toBe("55432");
+    expect(devDatabaseUrl({}, { DATABASE_URL: "postgresql://u:p@db:5432/theirs" })).toBe("postgresql://u:p@db:5432/theirs");
+    expect(devDatabaseUrl({ DATABASE_URL: "postgresql://u:p@db:5432/shell" }, { DATABASE_URL: "postgresql://u:p@db:5432/file" })).toBe("postgresql://u:p@db:5432/shell");
+  });
+
+  it("no code writes a database name into a postgresql:// URL (the rename could not follow it)", () => {
+    const code = execFileSync("git", ["ls-files", "--cached", "--others", "--exclude-standard", "*.ts", "*.tsx", "*.mjs"], { cwd: root, encoding: "utf8" })
+      .split("\n")
+      .filter((file) => file && !file.startsWith("tests/") && file !== "prisma.config.ts" && existsSync(path.join(root, file)));
+    const named = code.flatMap((file) =>
+      [...read(file).matchAll(/postgres(?:ql)?:\/\/[^"'`\n]*\/[A-Za-z_][\w-]*["'`]/g)].map((m) => `${file}: ${m[0]}`),
+    );
+    expect(named).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@
 // links and the date form put the range in the URL, and the page never scrolls sideways.
 // Screenshots are attached to the test's results.
 import { expect, test, type Page, type TestInfo } from "@playwright/test";
-import { approveInPortal, expectAccessible, operators, requiredEnv } from "../helpers/e2e";
+import { WIDTHS, approveInPortal, expectAccessible, operators, requiredEnv } from "../helpers/e2e";
 import { closeSql, control, resetWorld, sql, stack } from "../helpers/stack";
 
 test.beforeEach(resetWorld);
@@ -47,10 +47,7 @@ test("the overview of a synced operator, at desktop and phone widths", async ({ 
   await page.setViewportSize({ width: 1280, height: 800 });
   await installAndSync(page, testInfo);
 
-  for (const [width, height] of [
-    [1280, 800],
-    [390, 844],
-  ] as const) {
+  for (const { width, height } of WIDTHS) {
     await page.setViewportSize({ width, height });
     await page.goto("/dashboard?from=2025-01-01&to=2025-12-31");
     await expect(page.getByTestId("headline-sessions-value")).toHaveText("36");
@@ -116,10 +113,7 @@ test("an operator who did not share their sessions: every page says so, and none
     const headers = request.headers();
     if (headers["rsc"] !== undefined && headers["next-router-prefetch"] === undefined) refreshes.push(request.url());
   });
-  for (const [width, height] of [
-    [1280, 800],
-    [390, 844],
-  ] as const) {
+  for (const { width, height } of WIDTHS) {
     await page.setViewportSize({ width, height });
     await page.goto("/dashboard?from=2025-01-01&to=2025-12-31");
     await expect(page.getByTestId("headline-charge-points-value")).toHaveText("23");

@@ -363,13 +363,16 @@ interface PostOutcome {
  * (`write EPIPE`), which is how an ordinary HTTP server refuses a body over its limit (413, then close). Here the answer is
  * kept whichever comes first, and a connection cut during the upload is told apart from one that never answered.
  */
-function postOnce(url: string, body: string, signature: string | null, timeoutMs: number): Promise<PostOutcome> {
+function postOnce(url: string, body: string, signature: string | null, timeoutMs: number, reuseRetry = true): Promise<PostOutcome> {
+  // reuseRetry false: the resend, on a connection of its own (`agent: false`), never another pooled one.
+  const startedAt = performance.now();
   return new Promise((resolve) => {
     const target = URL.parse(url);
     if (!target) return resolve({ status: null, error: `not a URL: ${url}`, timedOut: false, uploadCut: false });
     const headers = { "Content-Type": "application/json", "Content-Length": String(Buffer.byteLength(body)), ...(signature === null ? {} : { [SIGNATURE_HEADER]: signature }) };
     const send = target.protocol === "https:" ? httpsRequest : httpRequest;
-    const req = send(target, { method: "POST", headers, agent: target.protocol === "https:" ? agents.https : agents.http });
+    const agent = !reuseRetry ? false : target.protocol === "https:" ? agents.https : agents.http;
+    const req = send(target, { method: "POST", headers, agent });
     let finished = false;
     let settled = false;
     const settle = (outcome: PostOutcome) => {
@@ -395,7 +398,16 @@ function postOnce(url: string, body: string, signature: string | null, timeoutMs
       res.on("end", () => finished || req.destroy());
       res.resume();
     });
-    req.on("error", (caught: Error) => {
+    req.on("error", (caught: NodeJS.ErrnoException) => {
+      // A kept-alive connection the app closed just as it was reused (its idle timeout) is reset before the request
+      // reached it: sent again once on a new connection, as Node's http docs advise (`request.reusedSocket`). Not a
+      // retry of the delivery: the app never read it.
+      if (reuseRetry && req.reusedSocket && caught.code === "ECONNRESET" && !settled) {
+        settled = true;
+        clearTimeout(timer);
+        resolve(postOnce(url, body, signature, Math.max(1, timeoutMs - (performance.now() - startedAt)), false));
+        return;
+      }
       // After an answer, a failing write is the app closing the connection on a body it refused: the answer stands.
       // Without one, the app closed the connection before it had the whole body (a kept-alive one it closed just as
       // it was reused reads the same): either way it cannot have acted on the body.

@@ -36,17 +36,25 @@ export interface WebhookReceiver {
   url: string;
   received: RecordedWebhook[];
   /** What the next deliveries get answered with. */
-  respondWith: { status: number; delayMs: number };
+  respondWith: {
+    status: number;
+    delayMs: number;
+    /** Reset a kept-alive connection when it is used again, unanswered, as an idle timeout that races its reuse does. */
+    resetReused: boolean;
+  };
   close(): Promise<void>;
 }
 
 /** How the fake receiver answers until a test says otherwise: 204 at once. */
-const DEFAULT_RESPONSE = { status: 204, delayMs: 0 } as const;
+const DEFAULT_RESPONSE = { status: 204, delayMs: 0, resetReused: false } as const;
 
 export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const received: RecordedWebhook[] = [];
-  const respondWith = { ...DEFAULT_RESPONSE };
+  const respondWith: WebhookReceiver["respondWith"] = { ...DEFAULT_RESPONSE };
+  const served = new WeakSet<object>();
   const server: Server = createServer((req, res) => {
+    if (respondWith.resetReused && served.has(req.socket)) return void req.socket.destroy();
+    served.add(req.socket);
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {

@@ -206,6 +206,15 @@ describe("replay (the service operator's action, on request)", () => {
     expect((await deliveries()).filter((d) => d.detail.kind === "replay")).toHaveLength(3);
   });
 
+  it("a kept-alive connection the app resets when it is reused is not a failed delivery: it is sent again on a new one", async () => {
+    await installAndRedeem(env, 1001);
+    const id = String((await deliveries())[0]?.detail.delivery_id);
+    env.webhooks.respondWith.resetReused = true; // the connection the first delivery used is reset at its next request
+    const result = await control(env, "POST", "/deliveries/replay", { ids: [id] });
+    expect(result).toEqual({ replayed: 1, delivered: 1, failed: 0, statuses: { "204": 1 } });
+    expect(env.webhooks.received).toHaveLength(2);
+  });
+
   it("a burst replay with an unknown id sends nothing; a malformed request is a 400", async () => {
     await installAndRedeem(env, 1001);
     const id = String((await deliveries())[0]?.detail.delivery_id);
